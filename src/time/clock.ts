@@ -1,0 +1,197 @@
+/**
+ * The only place Baton reads the system clock or arms real timers. Everything else takes a `Clock`,
+ * so tests drive time with `ManualClock` and never sleep for the behaviour they check.
+ */
+
+export interface TimerHandle {
+  readonly id: number;
+}
+
+export interface Clock {
+  /** Wall time, epoch milliseconds. Stored in records; may jump. */
+  now(): number;
+  /** Monotonic milliseconds for measuring elapsed time inside one process. */
+  monotonic(): number;
+  /** Calls `fn` once after `ms` (clamped to ≥ 0). */
+  setTimer(ms: number, fn: () => void): TimerHandle;
+  clearTimer(handle: TimerHandle | undefined): void;
+  /** Resolves after `ms`; rejects with the signal's reason if it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new Error('aborted');
+}
+
+function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clock.clearTimer(handle);
+      reject(abortReason(signal as AbortSignal));
+    };
+    const handle = clock.setTimer(ms, () => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+// Node's setTimeout overflows above 2^31-1 ms and fires at once; chain shorter timers instead.
+const MAX_NODE_TIMER_MS = 2_147_483_647;
+
+class SystemClock implements Clock {
+  private nextId = 1;
+  private readonly live = new Map<number, NodeJS.Timeout>();
+
+  now(): number {
+    return Date.now();
+  }
+
+  monotonic(): number {
+    return performance.now();
+  }
+
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    const id = this.nextId++;
+    const due = performance.now() + Math.max(0, ms);
+    const arm = (delay: number) => {
+      const t = setTimeout(
+        () => {
+          const left = due - performance.now();
+          if (left > 1 && delay === MAX_NODE_TIMER_MS) return arm(Math.min(left, MAX_NODE_TIMER_MS));
+          this.live.delete(id);
+          fn();
+        },
+        Math.min(Math.max(0, delay), MAX_NODE_TIMER_MS),
+      );
+      // A pending timer alone must not keep a CLI process alive after its work is done;
+      // runtimes that need to stay up hold their own reference (a server, a worker loop).
+      t.unref?.();
+      this.live.set(id, t);
+    };
+    arm(Math.min(Math.max(0, ms), MAX_NODE_TIMER_MS));
+    return { id };
+  }
+
+  clearTimer(handle: TimerHandle | undefined): void {
+    if (!handle) return;
+    const t = this.live.get(handle.id);
+    if (t) clearTimeout(t);
+    this.live.delete(handle.id);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+}
+
+export const systemClock: Clock = new SystemClock();
+
+interface ManualTimer {
+  id: number;
+  due: number;
+  seq: number;
+  fn: () => void;
+}
+
+/**
+ * A clock that moves only when a test says so. `advance` fires due timers in due order (ties in
+ * the order they were armed) and lets promise continuations run between them, so code awaiting a
+ * timer sees the time at which that timer was due.
+ */
+export class ManualClock implements Clock {
+  private current: number;
+  private mono = 0;
+  private nextId = 1;
+  private seq = 0;
+  private timers: ManualTimer[] = [];
+
+  constructor(start: number | string | Date = Date.UTC(2026, 0, 1)) {
+    this.current = typeof start === 'number' ? start : new Date(start).getTime();
+    if (!Number.isFinite(this.current))
+      throw new TypeError(`ManualClock start is not a time: ${String(start)}`);
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  monotonic(): number {
+    return this.mono;
+  }
+
+  setTimer(ms: number, fn: () => void): TimerHandle {
+    const id = this.nextId++;
+    this.timers.push({ id, due: this.mono + Math.max(0, ms), seq: this.seq++, fn });
+    return { id };
+  }
+
+  clearTimer(handle: TimerHandle | undefined): void {
+    if (!handle) return;
+    this.timers = this.timers.filter((t) => t.id !== handle.id);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+
+  /** Number of armed timers (handy for asserting that nothing is left waiting). */
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
+  /** The monotonic delay until the earliest armed timer, or undefined. */
+  nextTimerIn(): number | undefined {
+    const next = this.earliest();
+    return next ? next.due - this.mono : undefined;
+  }
+
+  /** Moves time forward by `ms`, firing every timer that comes due on the way. */
+  async advance(ms: number): Promise<void> {
+    if (!(ms >= 0)) throw new RangeError(`advance(ms) needs ms ≥ 0, got ${ms}`);
+    const target = this.mono + ms;
+    for (;;) {
+      await settle();
+      const next = this.earliest();
+      if (!next || next.due > target) break;
+      this.moveTo(next.due);
+      this.timers = this.timers.filter((t) => t !== next);
+      next.fn();
+    }
+    this.moveTo(target);
+    await settle();
+  }
+
+  /** Advances to the earliest armed timer and fires it (and any due at the same moment). */
+  async runNext(): Promise<boolean> {
+    const wait = this.nextTimerIn();
+    if (wait === undefined) return false;
+    await this.advance(wait);
+    return true;
+  }
+
+  /** Sets the wall clock without moving monotonic time (a clock jump, e.g. NTP). */
+  setWallTime(epochMs: number): void {
+    this.current = epochMs;
+  }
+
+  private moveTo(mono: number): void {
+    this.current += mono - this.mono;
+    this.mono = mono;
+  }
+
+  private earliest(): ManualTimer | undefined {
+    let best: ManualTimer | undefined;
+    for (const t of this.timers) {
+      if (!best || t.due < best.due || (t.due === best.due && t.seq < best.seq)) best = t;
+    }
+    return best;
+  }
+}
+
+/** Lets pending promise continuations and I/O callbacks run (one macrotask turn, twice). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise<void>((r) => setImmediate(r));
+}
