@@ -1,2 +1,7 @@
-/** Pure rules with no I/O: errors, run state machine, plan validation, events, policies. */
+/** Pure rules with no I/O: errors, ids, the run state machine, plans, flow progress, event types. */
 export * from './errors.ts';
+export * from './events.ts';
+export * from './flow-progress.ts';
+export * from './ids.ts';
+export * from './plan.ts';
+export * from './run-state.ts';

@@ -1,0 +1,72 @@
+/**
+ * The typed event map. Every event is a `noun:verb` name with a JSON payload, appended to the run's
+ * durable log in the same transaction as the change it describes. The log feeds the CLI view, the
+ * SSE stream, structured logs and the tests (which wait for events instead of sleeping).
+ */
+import type { SerializedError } from './errors.ts';
+import type { RunStatus, WaitReason } from './run-state.ts';
+
+export interface BatonEventMap {
+  'run:created': { name: string; kind: 'task' | 'flow'; stepId?: string; parentId?: string };
+  'run:queued': {
+    reason: 'created' | 'dependencies_met' | 'retry_due' | 'resumed' | 'lease_recovered' | 'released';
+  };
+  'run:waiting': { reason: WaitReason; wakeAt?: string; detail?: string };
+  'run:succeeded': { durationMs: number };
+  'run:partial': { durationMs: number; incomplete?: string[] };
+  'run:failed': { error: SerializedError };
+  'run:cancelled': { reason: string };
+  'run:expired': { reason: string };
+  'run:resumed': { from: RunStatus; by: string };
+  'attempt:started': { attempt: number; owner: string; timeoutMs: number | null; resumedFrom?: number };
+  'attempt:succeeded': { attempt: number; durationMs: number };
+  'attempt:failed': { attempt: number; durationMs: number; error: SerializedError };
+  'attempt:timed_out': { attempt: number; timeoutMs: number; findings: number };
+  'attempt:retrying': { attempt: number; nextAttempt: number; waitMs: number; nextTimeoutMs: number | null };
+  'step:completed': { key: string; durationMs: number };
+  'step:replayed': { key: string };
+  'checkpoint:saved': { seq: number; itemsAnalyzed: number | null; progressPercentage: number | null };
+  'checkpoint:loaded': { seq: number };
+  'checkpoint:invalid': { seq: number; reason: string };
+  'partial:recorded': { count: number; total: number };
+  'progress:reported': { done: number; total: number | null };
+  'lease:recovered': { previousOwner: string; reason: 'expired' | 'owner_gone' | 'released' };
+  'lease:lost': { owner: string; reason: string };
+  'flow:step_blocked': { stepId: string; dependency: string; dependencyStatus: RunStatus };
+  'log:message': {
+    level: 'debug' | 'info' | 'warn' | 'error';
+    message: string;
+    fields?: Record<string, unknown>;
+  };
+}
+
+export type BatonEventType = keyof BatonEventMap;
+
+/** An event as stored and streamed. `id` increases across the whole store (SSE Last-Event-ID). */
+export interface BatonEvent<T extends BatonEventType = BatonEventType> {
+  id: number;
+  runId: string;
+  rootId: string;
+  type: T;
+  at: number;
+  data: BatonEventMap[T];
+}
+
+/** An event about to be appended (ids and times are assigned by the store). */
+export interface NewEvent<T extends BatonEventType = BatonEventType> {
+  runId: string;
+  type: T;
+  data: BatonEventMap[T];
+}
+
+export function newEvent<T extends BatonEventType>(
+  runId: string,
+  type: T,
+  data: BatonEventMap[T],
+): NewEvent<T> {
+  return { runId, type, data };
+}
+
+export function isEventType<T extends BatonEventType>(event: BatonEvent, type: T): event is BatonEvent<T> {
+  return event.type === type;
+}

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+
+// Crockford base32: sortable, case-insensitive, no ambiguous letters.
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID-style id (48-bit time + 80 random bits) with a prefix, e.g. `run_01JD3…`. Ids sort by
+ * creation time, so `ls` lists newest first without an extra index; the time comes from the caller's
+ * clock so tests are deterministic in order.
+ */
+export function newId(prefix: string, nowMs: number): string {
+  let time = Math.max(0, Math.floor(nowMs));
+  let head = '';
+  for (let i = 0; i < 10; i++) {
+    head = ALPHABET[time % 32] + head;
+    time = Math.floor(time / 32);
+  }
+  const bytes = randomBytes(10);
+  let tail = '';
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      tail += ALPHABET[(acc >> bits) & 31];
+    }
+  }
+  return `${prefix}_${head}${tail}`;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** User-chosen ids (run ids, step ids) are short and safe to print, log and put in URLs. */
+export function isSafeId(value: string): boolean {
+  return ID_PATTERN.test(value);
+}

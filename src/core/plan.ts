@@ -1,0 +1,265 @@
+/**
+ * Plans: a flow as data. An LLM planner emits JSON in the shape protocol 004 shows
+ * (`{ "plan": { "steps": [{ "aiName", "draftArgs", "dependsOn": [0] }] } }`); TypeScript flows
+ * normalize to the same steps. Validation reports every problem at once, each with its step, so a
+ * planner (or a person) can fix the whole plan in one round.
+ */
+import { describe as describeValue } from './errors.ts';
+import { isSafeId } from './ids.ts';
+
+export interface PlanStep {
+  /** Unique within the plan. Index-addressed JSON steps get their index as id ("0", "1", …). */
+  id: string;
+  index: number;
+  task: string;
+  input: unknown;
+  dependsOn: string[];
+  schedule?: unknown;
+  transfer?: unknown;
+}
+
+export interface Plan {
+  steps: PlanStep[];
+}
+
+export const PlanProblemKinds = [
+  'shape',
+  'duplicate_id',
+  'dangling',
+  'cycle',
+  'unknown_task',
+  'bad_input',
+] as const;
+export type PlanProblemKind = (typeof PlanProblemKinds)[number];
+
+export interface PlanProblem {
+  kind: PlanProblemKind;
+  /** The step's id when known, else its index as text; null for plan-level problems. */
+  step: string | null;
+  field: string;
+  message: string;
+}
+
+export interface PlanCheckers {
+  hasTask(name: string): boolean;
+  /** Problems with a step's input for its task, as human-readable messages naming the field. */
+  checkInput(task: string, input: unknown): string[];
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads the raw plan (either wrapped in `plan` or bare) into steps plus shape problems. */
+export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem[] } {
+  const problems: PlanProblem[] = [];
+  const body = isObject(raw) && isObject(raw.plan) ? raw.plan : raw;
+  const root = isObject(raw) && isObject(raw.plan) ? 'plan' : '';
+  const at = (f: string) => (root ? `${root}.${f}` : f);
+  if (!isObject(body) || !Array.isArray(body.steps)) {
+    problems.push({
+      kind: 'shape',
+      step: null,
+      field: at('steps'),
+      message: `${at('steps')} must be an array of steps, got ${describeValue(isObject(body) ? body.steps : body)}`,
+    });
+    return { plan: { steps: [] }, problems };
+  }
+  if (body.steps.length === 0)
+    problems.push({
+      kind: 'shape',
+      step: null,
+      field: at('steps'),
+      message: `${at('steps')} must not be empty`,
+    });
+
+  const rawSteps = body.steps as unknown[];
+  const steps: PlanStep[] = [];
+  const rawDeps: Array<unknown[]> = [];
+  rawSteps.forEach((s, index) => {
+    const field = `${at('steps')}[${index}]`;
+    if (!isObject(s)) {
+      problems.push({ kind: 'shape', step: String(index), field, message: `${field} must be an object` });
+      return;
+    }
+    const id = s.id === undefined ? String(index) : s.id;
+    if (typeof id !== 'string' || !isSafeId(id)) {
+      problems.push({
+        kind: 'shape',
+        step: String(index),
+        field: `${field}.id`,
+        message: `${field}.id must be 1-128 letters, digits or _.:- , got ${describeValue(id)}`,
+      });
+    }
+    const task = s.task ?? s.aiName;
+    if (typeof task !== 'string' || task.length === 0) {
+      problems.push({
+        kind: 'shape',
+        step: String(id),
+        field: `${field}.task`,
+        message: `${field} must name its task in "task" or "aiName", got ${describeValue(task)}`,
+      });
+    }
+    const deps = s.dependsOn ?? [];
+    if (!Array.isArray(deps)) {
+      problems.push({
+        kind: 'shape',
+        step: String(id),
+        field: `${field}.dependsOn`,
+        message: `${field}.dependsOn must be an array of step indexes or ids, got ${describeValue(deps)}`,
+      });
+    }
+    rawDeps.push(Array.isArray(deps) ? deps : []);
+    steps.push({
+      id: String(id),
+      index,
+      task: typeof task === 'string' ? task : '',
+      input: s.input ?? s.draftArgs ?? s.args ?? {},
+      dependsOn: [],
+      ...(s.schedule !== undefined ? { schedule: s.schedule } : {}),
+      ...(s.transfer !== undefined ? { transfer: s.transfer } : {}),
+    });
+  });
+
+  const byId = new Map<string, PlanStep>();
+  for (const step of steps) {
+    if (byId.has(step.id)) {
+      problems.push({
+        kind: 'duplicate_id',
+        step: step.id,
+        field: `${at('steps')}[${step.index}].id`,
+        message: `step id "${step.id}" is used by steps ${byId.get(step.id)?.index} and ${step.index}`,
+      });
+    } else byId.set(step.id, step);
+  }
+
+  steps.forEach((step, i) => {
+    const deps = rawDeps[i] ?? [];
+    deps.forEach((d, j) => {
+      const field = `${at('steps')}[${step.index}].dependsOn[${j}]`;
+      let target: PlanStep | undefined;
+      if (typeof d === 'number' && Number.isInteger(d)) target = steps.find((s) => s.index === d);
+      else if (typeof d === 'string') target = byId.get(d);
+      if (!target) {
+        problems.push({
+          kind: 'dangling',
+          step: step.id,
+          field,
+          message: `${field} points to ${describeValue(d)}, which is not a step of this plan`,
+        });
+      } else if (target === step) {
+        problems.push({
+          kind: 'cycle',
+          step: step.id,
+          field,
+          message: `step "${step.id}" depends on itself`,
+        });
+      } else if (!step.dependsOn.includes(target.id)) step.dependsOn.push(target.id);
+    });
+  });
+
+  for (const cycle of findCycles(steps)) {
+    problems.push({
+      kind: 'cycle',
+      step: cycle[0] ?? null,
+      field: 'dependsOn',
+      message: `cycle: ${[...cycle, cycle[0]].join(' → ')}`,
+    });
+  }
+  return { plan: { steps }, problems };
+}
+
+/** Every cycle (one per strongly connected component with more than one step), in dependency order. */
+export function findCycles(steps: readonly PlanStep[]): string[][] {
+  // With duplicate ids the first step keeps the id (as in normalizePlan).
+  const byId = new Map<string, PlanStep>();
+  for (const s of steps) if (!byId.has(s.id)) byId.set(s.id, s);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let counter = 0;
+
+  const visit = (id: string) => {
+    index.set(id, counter);
+    low.set(id, counter);
+    counter++;
+    stack.push(id);
+    onStack.add(id);
+    for (const dep of byId.get(id)?.dependsOn ?? []) {
+      if (!index.has(dep)) {
+        visit(dep);
+        low.set(id, Math.min(low.get(id) as number, low.get(dep) as number));
+      } else if (onStack.has(dep)) low.set(id, Math.min(low.get(id) as number, index.get(dep) as number));
+    }
+    if (low.get(id) === index.get(id)) {
+      const component: string[] = [];
+      let top: string | undefined;
+      do {
+        top = stack.pop() as string;
+        onStack.delete(top);
+        component.push(top);
+      } while (top !== id);
+      if (component.length > 1) cycles.push(orderCycle(component, byId));
+    }
+  };
+  for (const id of byId.keys()) if (!index.has(id)) visit(id);
+  return cycles;
+}
+
+/** Walks the component along dependency edges so the message reads as a path. */
+function orderCycle(component: string[], byId: Map<string, PlanStep>): string[] {
+  const members = new Set(component);
+  const start = [...component].sort()[0] as string;
+  const path = [start];
+  const seen = new Set(path);
+  let current = start;
+  for (;;) {
+    const next = byId.get(current)?.dependsOn.find((d) => members.has(d) && !seen.has(d));
+    if (!next) break;
+    path.push(next);
+    seen.add(next);
+    current = next;
+  }
+  return path;
+}
+
+/** Full validation: shape, ids, edges, cycles, then tasks and inputs. Returns all problems. */
+export function validatePlan(raw: unknown, checkers: PlanCheckers): { plan: Plan; problems: PlanProblem[] } {
+  const { plan, problems } = normalizePlan(raw);
+  for (const step of plan.steps) {
+    if (!step.task) continue;
+    if (!checkers.hasTask(step.task)) {
+      problems.push({
+        kind: 'unknown_task',
+        step: step.id,
+        field: `steps[${step.index}].task`,
+        message: `step "${step.id}" uses unknown task "${step.task}"`,
+      });
+      continue;
+    }
+    for (const message of checkers.checkInput(step.task, step.input)) {
+      problems.push({ kind: 'bad_input', step: step.id, field: `steps[${step.index}].input`, message });
+    }
+  }
+  return { plan, problems };
+}
+
+/** Steps in an order where each comes after its dependencies (the plan must be acyclic). */
+export function topologicalOrder(plan: Plan): PlanStep[] {
+  const done = new Set<string>();
+  const out: PlanStep[] = [];
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const visit = (s: PlanStep) => {
+    if (done.has(s.id)) return;
+    done.add(s.id);
+    for (const d of s.dependsOn) {
+      const dep = byId.get(d);
+      if (dep) visit(dep);
+    }
+    out.push(s);
+  };
+  plan.steps.forEach(visit);
+  return out;
+}

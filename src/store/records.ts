@@ -1,0 +1,119 @@
+/** The rows the store keeps, as the runtime sees them (camelCase, times in epoch ms, JSON decoded). */
+import type { RunStatus, SerializedError, WaitReason } from '../core/index.ts';
+
+export interface RunRecord {
+  id: string;
+  /** The flow run this step belongs to; null for top-level runs. */
+  parentId: string | null;
+  /** The top-level run (itself for top-level runs); events of a flow and its steps share it. */
+  rootId: string;
+  /** The step's id inside its flow. */
+  stepId: string | null;
+  kind: 'task' | 'flow';
+  name: string;
+  input: unknown;
+  status: RunStatus;
+  waitReason: WaitReason | null;
+  /** When a `waiting: timer` run becomes claimable again, or a queued run may first be claimed. */
+  wakeAt: number | null;
+  /** Attempts started so far (the running one included). */
+  attempt: number;
+  dependsOn: string[];
+  priority: number;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  updatedAt: number;
+  /** Time budget and the deadline computed from the first start; survive restarts. */
+  budgetMs: number | null;
+  deadlineAt: number | null;
+  output: unknown;
+  error: SerializedError | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  /** Fencing token: increases on every claim; writes of an attempt must carry the current one. */
+  leaseToken: number;
+  /** Where the task definitions live (a module path), so another process can resume the run. */
+  source: string | null;
+  /** Options fixed at start (timeouts, mode, retry overrides, schedule, …). */
+  options: Record<string, unknown>;
+  /** Runtime notes the engine keeps with the run (e.g. the timeout-tracking state). */
+  meta: Record<string, unknown>;
+  /** When the sweeper may delete the run and everything it owns. */
+  expiresAt: number | null;
+}
+
+export interface NewRun {
+  id: string;
+  parentId?: string | null;
+  rootId?: string;
+  stepId?: string | null;
+  kind: 'task' | 'flow';
+  name: string;
+  input: unknown;
+  status: 'queued' | 'waiting' | 'running';
+  waitReason?: RunRecord['waitReason'];
+  wakeAt?: number | null;
+  dependsOn?: string[];
+  priority?: number;
+  budgetMs?: number | null;
+  source?: string | null;
+  options?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+}
+
+export interface StepRecord {
+  runId: string;
+  key: string;
+  attempt: number;
+  output: unknown;
+  version: number;
+  createdAt: number;
+}
+
+export interface CheckpointRecord {
+  runId: string;
+  seq: number;
+  attempt: number;
+  /** The task's own state, as it passed it to ctx.checkpoint. */
+  state: unknown;
+  /** The protocol's checkpoint document (checkpoint_id, timestamp, items_analyzed, …). */
+  record: Record<string, unknown>;
+  version: number;
+  createdAt: number;
+  /** Set when the stored checkpoint cannot be read; the engine then starts fresh. */
+  corrupt?: string;
+}
+
+export interface PartialRecord {
+  runId: string;
+  seq: number;
+  attempt: number;
+  findings: unknown[];
+  createdAt: number;
+}
+
+export interface TimerRecord {
+  id: string;
+  runId: string | null;
+  kind: string;
+  dueAt: number;
+  payload: Record<string, unknown>;
+  createdAt: number;
+}
+
+export interface WorkerRecord {
+  id: string;
+  host: string;
+  pid: number;
+  /** Process start time as the OS reports it; tells a live pid from a reused one. */
+  processStart: string | null;
+  startedAt: number;
+  heartbeatAt: number;
+}
+
+/** Proof that the writer holds the run's current lease. */
+export interface Fence {
+  runId: string;
+  token: number;
+}

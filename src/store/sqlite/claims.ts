@@ -1,0 +1,141 @@
+/** Claiming runs under leases, heartbeats, and giving runs back when a lease expires or its owner is gone. */
+import { newEvent } from '../../core/index.ts';
+import type { RunRecord, WorkerRecord } from '../records.ts';
+import type { ClaimRequest, RecoveredRun } from '../store.ts';
+import { json, type RunRow, toRun, toWorker } from './rows.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+import type { WriteScope } from './write-queue.ts';
+
+const CLAIMABLE = `kind = 'task' AND (
+    (status = 'queued' AND (wake_at IS NULL OR wake_at <= @now))
+    OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= @now))`;
+
+export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRecord[]> {
+  if (req.limit <= 0 || req.names.length === 0) return Promise.resolve([]);
+  const names = json(req.names);
+  return ctx.write((scope) => {
+    const now = ctx.now();
+    const limits = req.nameLimits ?? {};
+    const limited = Object.keys(limits).filter((n) => req.names.includes(n));
+    const running = new Map<string, number>();
+    if (limited.length > 0) {
+      const rows = ctx
+        .stmt(
+          "SELECT name, count(*) AS n FROM runs WHERE status = 'running' AND name IN (SELECT value FROM json_each(?)) GROUP BY name",
+        )
+        .all(json(limited)) as Array<{ name: string; n: number }>;
+      for (const r of rows) running.set(r.name, r.n);
+    }
+    // Scan a little more than needed so that runs of a task at its limit do not starve the others.
+    const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
+    const candidates = ctx
+      .stmt(
+        `SELECT id, name FROM runs WHERE ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
+      )
+      .all({ now, names, scan }) as Array<{ id: string; name: string }>;
+    const claim = ctx.stmt(
+      `UPDATE runs SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = @owner,
+         lease_expires_at = @expires, lease_token = lease_token + 1, attempt = attempt + 1,
+         started_at = coalesce(started_at, @now),
+         deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE @now + budget_ms END),
+         updated_at = @now
+       WHERE id = @id AND ${CLAIMABLE} RETURNING *`,
+    );
+    const claimed: RunRecord[] = [];
+    for (const c of candidates) {
+      if (claimed.length >= req.limit) break;
+      const limit = limits[c.name];
+      if (limit !== undefined && (running.get(c.name) ?? 0) >= limit) continue;
+      const row = claim.get({ owner: req.owner, expires: now + req.leaseMs, now, id: c.id }) as
+        | RunRow
+        | undefined;
+      if (!row) continue;
+      running.set(c.name, (running.get(c.name) ?? 0) + 1);
+      claimed.push(toRun(row));
+    }
+    return claimed;
+  });
+}
+
+export function heartbeat(ctx: SqliteContext, owner: string, leaseMs: number): Promise<string[]> {
+  return ctx.write(() => {
+    const now = ctx.now();
+    ctx.stmt('UPDATE workers SET heartbeat_at = ? WHERE id = ?').run(now, owner);
+    const rows = ctx
+      .stmt("UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running' RETURNING id")
+      .all(now + leaseMs, owner) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  });
+}
+
+function requeue(
+  ctx: SqliteContext,
+  scope: WriteScope,
+  rows: Array<{ id: string; lease_owner: string }>,
+  reason: 'expired' | 'owner_gone' | 'released',
+): RecoveredRun[] {
+  const now = ctx.now();
+  const update = ctx.stmt(
+    "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status = 'running' AND lease_owner = ?",
+  );
+  const out: RecoveredRun[] = [];
+  for (const r of rows) {
+    if (update.run(now, r.id, r.lease_owner).changes !== 1) continue;
+    ctx.appendEvents(scope, [
+      newEvent(r.id, 'lease:recovered', { previousOwner: r.lease_owner, reason }),
+      newEvent(r.id, 'run:queued', { reason: reason === 'released' ? 'released' : 'lease_recovered' }),
+    ]);
+    out.push({ runId: r.id, previousOwner: r.lease_owner });
+  }
+  return out;
+}
+
+export function recoverExpiredLeases(ctx: SqliteContext): Promise<RecoveredRun[]> {
+  return ctx.write((scope) => {
+    const rows = ctx
+      .stmt("SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_expires_at < ? LIMIT 1000")
+      .all(ctx.now()) as Array<{ id: string; lease_owner: string }>;
+    return requeue(ctx, scope, rows, 'expired');
+  });
+}
+
+export function releaseOwners(
+  ctx: SqliteContext,
+  owners: readonly string[],
+  reason: 'owner_gone' | 'released',
+): Promise<RecoveredRun[]> {
+  if (owners.length === 0) return Promise.resolve([]);
+  return ctx.write((scope) => {
+    const rows = ctx
+      .stmt(
+        "SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_owner IN (SELECT value FROM json_each(?))",
+      )
+      .all(json(owners)) as Array<{ id: string; lease_owner: string }>;
+    return requeue(ctx, scope, rows, reason);
+  });
+}
+
+export function registerWorker(ctx: SqliteContext, w: WorkerRecord): Promise<void> {
+  return ctx.write(() => {
+    ctx
+      .stmt(
+        'INSERT OR REPLACE INTO workers (id, host, pid, process_start, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(w.id, w.host, w.pid, w.processStart, w.startedAt, w.heartbeatAt);
+  });
+}
+
+export function listWorkers(ctx: SqliteContext, host?: string): Promise<WorkerRecord[]> {
+  const rows =
+    host === undefined
+      ? ctx.stmt('SELECT * FROM workers ORDER BY started_at').all()
+      : ctx.stmt('SELECT * FROM workers WHERE host = ? ORDER BY started_at').all(host);
+  return Promise.resolve((rows as Parameters<typeof toWorker>[0][]).map(toWorker));
+}
+
+export function removeWorkers(ctx: SqliteContext, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return Promise.resolve();
+  return ctx.write(() => {
+    ctx.stmt('DELETE FROM workers WHERE id IN (SELECT value FROM json_each(?))').run(json(ids));
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Opens a Baton SQLite file: refuses files that are not SQLite or not Baton's, sets the durability
+ * pragmas, and applies numbered migrations. Migrations run under BEGIN IMMEDIATE, so two workers
+ * starting at once serialize and the second sees the first's work as already applied.
+ */
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { BatonError } from '../../core/index.ts';
+
+export interface OpenOptions {
+  /** Fail instead of creating a new database when the file does not exist. @default false */
+  mustExist?: boolean;
+  /** How long a writer waits for another process's write lock. @default 5000 */
+  busyTimeoutMs?: number;
+  /**
+   * FULL makes every commit survive power loss (one fsync of the WAL per commit); NORMAL survives a
+   * process crash but may lose the last commits on power loss. @default 'FULL'
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+export const FORMAT_MARKER = 'baton';
+
+export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
+  const isMemory = path === ':memory:';
+  if (!isMemory) checkFile(path, options.mustExist ?? false);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: options.mustExist ?? false });
+  } catch (err) {
+    throw storeError(path, err);
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    if (!isMemory) db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    db.pragma('foreign_keys = OFF');
+    checkIsBaton(db, path);
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err instanceof BatonError ? err : storeError(path, err);
+  }
+}
+
+function checkFile(path: string, mustExist: boolean): void {
+  if (!existsSync(path)) {
+    if (mustExist)
+      throw new BatonError('STORE_INVALID', `no Baton database at ${path} (the file does not exist)`, {
+        data: { path },
+      });
+    return;
+  }
+  const st = statSync(path);
+  if (st.isDirectory())
+    throw new BatonError('STORE_INVALID', `${path} is a directory, not a Baton database file`, {
+      data: { path },
+    });
+  if (st.size === 0) return;
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    readSync(fd, head, 0, 16, 0);
+    if (head.toString('latin1') !== SQLITE_HEADER)
+      throw new BatonError('STORE_CORRUPT', `${path} is not a SQLite database (its header is wrong)`, {
+        data: { path },
+      });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function checkIsBaton(db: Database.Database, path: string): void {
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+  )
+    .map((t) => t.name)
+    .filter((n) => !n.startsWith('sqlite_'));
+  if (tables.length === 0) return;
+  if (!tables.includes('baton_meta')) {
+    throw new BatonError(
+      'STORE_INVALID',
+      `${path} is a SQLite database but not Baton's (it has tables ${tables.slice(0, 5).join(', ')}); pass another --db`,
+      { data: { path, tables } },
+    );
+  }
+  const marker = db.prepare("SELECT value FROM baton_meta WHERE key = 'format'").get() as
+    | { value: string }
+    | undefined;
+  if (marker?.value !== FORMAT_MARKER)
+    throw new BatonError('STORE_INVALID', `${path} has a baton_meta table without Baton's format marker`, {
+      data: { path },
+    });
+}
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: readFileSync(`${dir}/${f}`, 'utf8') }));
+}
+
+function migrate(db: Database.Database): void {
+  const migrations = listMigrations();
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS baton_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT',
+    );
+    const applied = new Set(
+      (db.prepare('SELECT version FROM baton_migrations').all() as Array<{ version: number }>).map(
+        (r) => r.version,
+      ),
+    );
+    const newest = Math.max(0, ...applied);
+    const known = Math.max(0, ...migrations.map((m) => m.version));
+    if (newest > known)
+      throw new BatonError(
+        'STORE_INVALID',
+        `the database was written by a newer Baton (schema ${newest}, this one knows ${known}); upgrade Baton`,
+        { data: { schema: newest, known } },
+      );
+    for (const m of migrations) {
+      if (applied.has(m.version)) continue;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO baton_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        // Migrations run before any clock is wired in; the time is informational only.
+        Math.floor(performance.timeOrigin + performance.now()),
+      );
+    }
+    db.prepare("INSERT OR IGNORE INTO baton_meta (key, value) VALUES ('format', ?)").run(FORMAT_MARKER);
+    db.exec('COMMIT');
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+export function storeError(path: string, err: unknown): BatonError {
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT'))
+    return new BatonError(
+      'STORE_CORRUPT',
+      `${path} is corrupted or not a SQLite database: ${(err as Error).message}`,
+      {
+        cause: err,
+        data: { path },
+      },
+    );
+  return new BatonError('STORE_INVALID', `cannot open ${path}: ${(err as Error).message}`, {
+    cause: err,
+    data: { path },
+  });
+}

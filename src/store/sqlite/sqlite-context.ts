@@ -1,0 +1,109 @@
+/** Shared plumbing of the SQLite store: the statement cache, the write queue, fencing and events. */
+import type Database from 'better-sqlite3';
+import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
+import type { Clock } from '../../time/index.ts';
+import type { Fence } from '../records.ts';
+import type { EventListener } from '../store.ts';
+import { json, type RunRow } from './rows.ts';
+import { WriteQueue, type WriteScope } from './write-queue.ts';
+
+/** Runs that finish without a TTL of their own are kept this long. @default 24 h */
+export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+
+export class SqliteContext {
+  readonly queue: WriteQueue;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly listeners = new Set<EventListener>();
+  // A run's root never changes, so it can be cached forever (bounded to keep memory flat).
+  private readonly roots = new Map<string, string>();
+
+  constructor(
+    readonly db: Database.Database,
+    readonly clock: Clock,
+    readonly defaultTtlMs: number,
+  ) {
+    this.queue = new WriteQueue(db, (events) => this.publish(events));
+  }
+
+  stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  write<T>(op: (scope: WriteScope) => T): Promise<T> {
+    return this.queue.run(op);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  onEvents(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private publish(events: BatonEvent[]): void {
+    for (const l of this.listeners) {
+      try {
+        l(events);
+      } catch {
+        // A listener's bug must not break the writer that committed.
+      }
+    }
+  }
+
+  rootOf(runId: string): string {
+    const cached = this.roots.get(runId);
+    if (cached) return cached;
+    const row = this.stmt('SELECT root_id FROM runs WHERE id = ?').get(runId) as
+      | { root_id: string }
+      | undefined;
+    if (!row) throw new BatonError('RUN_NOT_FOUND', `no run with id ${runId}`, { data: { runId } });
+    if (this.roots.size > 50_000) this.roots.clear();
+    this.roots.set(runId, row.root_id);
+    return row.root_id;
+  }
+
+  forgetRoots(): void {
+    this.roots.clear();
+  }
+
+  appendEvents(scope: WriteScope, events: readonly NewEvent[]): BatonEvent[] {
+    if (events.length === 0) return [];
+    const at = this.now();
+    const insert = this.stmt('INSERT INTO events (run_id, root_id, type, at, data) VALUES (?, ?, ?, ?, ?)');
+    const out: BatonEvent[] = [];
+    for (const e of events) {
+      const rootId = this.rootOf(e.runId);
+      const info = insert.run(e.runId, rootId, e.type, at, json(e.data));
+      out.push({ id: Number(info.lastInsertRowid), runId: e.runId, rootId, type: e.type, at, data: e.data });
+    }
+    scope.events.push(...out);
+    return out;
+  }
+
+  /** Throws LEASE_LOST unless the run is running under this token. Touches updated_at. */
+  checkFence(fence: Fence): void {
+    const changed = this.stmt(
+      "UPDATE runs SET updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'running'",
+    ).run(this.now(), fence.runId, fence.token).changes;
+    if (changed === 1) return;
+    const row = this.stmt('SELECT status, lease_token, lease_owner FROM runs WHERE id = ?').get(
+      fence.runId,
+    ) as Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'> | undefined;
+    if (!row)
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${fence.runId}`, {
+        data: { runId: fence.runId },
+      });
+    throw new BatonError(
+      'LEASE_LOST',
+      `lease on run ${fence.runId} is no longer held (token ${fence.token}; the run is ${row.status} with token ${row.lease_token}${row.lease_owner ? ` held by ${row.lease_owner}` : ''})`,
+      { data: { runId: fence.runId, token: fence.token, currentToken: row.lease_token, status: row.status } },
+    );
+  }
+}

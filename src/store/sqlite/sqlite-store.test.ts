@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isBatonError } from '../../core/index.ts';
+import { ManualClock } from '../../time/index.ts';
+import { runStoreContract, T0, task } from '../store.contract.ts';
+import { runStoreFlowContract } from '../store-flow.contract.ts';
+import { openSqliteStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-sqlite-'));
+let n = 0;
+const harness = {
+  newStore: async (clock: ManualClock) => openSqliteStore(join(dir, `s${n++}.db`), { clock }),
+};
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+runStoreContract('sqlite', harness);
+runStoreFlowContract('sqlite', harness);
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return isBatonError(err) ? err.code : `not a BatonError: ${String(err)}`;
+  }
+  return undefined;
+}
+
+describe('SQLite store specifics', () => {
+  it('is durable by default: WAL with synchronous=FULL', () => {
+    const store = openSqliteStore(join(dir, 'pragmas.db'));
+    expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.database.pragma('synchronous', { simple: true })).toBe(2);
+    return store.close();
+  });
+
+  it('groups the writes of one event-loop turn into one commit', async () => {
+    const store = openSqliteStore(join(dir, 'group.db'), { clock: new ManualClock(T0) });
+    const before = store.commitStats.commits;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.createRuns([task(`g${i}`)], [])));
+    expect(store.commitStats.commits - before).toBe(1);
+    expect(store.commitStats.maxBatch).toBe(50);
+    await store.close();
+  });
+
+  it('refuses a file that is not SQLite, and one that is SQLite but not Baton, without touching it', () => {
+    const junk = join(dir, 'junk.db');
+    writeFileSync(junk, 'this is not a database at all, just text');
+    expect(codeOf(() => openSqliteStore(junk))).toBe('STORE_CORRUPT');
+    const foreign = join(dir, 'foreign.db');
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY)');
+    db.close();
+    expect(codeOf(() => openSqliteStore(foreign))).toBe('STORE_INVALID');
+    const check = new Database(foreign);
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE type='table'").all()).toEqual([
+      { name: 'customers' },
+    ]);
+    check.close();
+  });
+
+  it('refuses a missing file when it must exist, and a corrupted one', () => {
+    expect(codeOf(() => openSqliteStore(join(dir, 'missing.db'), { mustExist: true }))).toBe('STORE_INVALID');
+    const path = join(dir, 'torn.db');
+    openSqliteStore(path).close();
+    const bytes = Buffer.alloc(8192, 0xab);
+    bytes.write('SQLite format 3\0', 0, 'latin1');
+    writeFileSync(path, bytes);
+    for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
+    expect(['STORE_CORRUPT', 'STORE_INVALID']).toContain(codeOf(() => openSqliteStore(path)));
+  });
+
+  it('applies migrations once when two connections open the same new file', () => {
+    const path = join(dir, 'twice.db');
+    const a = openSqliteStore(path);
+    const b = openSqliteStore(path);
+    const rows = a.database.prepare('SELECT version FROM baton_migrations').all();
+    expect(rows).toEqual([{ version: 1 }]);
+    return Promise.all([a.close(), b.close()]);
+  });
+
+  it('reads a checkpoint whose JSON was damaged as corrupt instead of throwing', async () => {
+    const clock = new ManualClock(T0);
+    const store = openSqliteStore(join(dir, 'cp.db'), { clock });
+    await store.createRuns([task('r1')], []);
+    const [r] = await store.claimRuns({ owner: 'w', leaseMs: 1_000, limit: 1, names: ['work'] });
+    await store.saveCheckpoint(
+      { runId: 'r1', token: r?.leaseToken ?? 0 },
+      { attempt: 1, state: { i: 1 }, record: {}, version: 1 },
+      [],
+    );
+    store.database.prepare("UPDATE checkpoints SET state = '{\"i\": ' WHERE run_id = 'r1'").run();
+    const cp = await store.getLastCheckpoint('r1');
+    expect(cp?.corrupt).toMatch(/not valid JSON/);
+    await store.close();
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * Baton's embedded store: one SQLite file in WAL mode, durable by default (synchronous=FULL), with
+ * group commit. better-sqlite3 is synchronous; every write goes through the write queue so that the
+ * writes of one event-loop turn share one transaction and one fsync.
+ */
+import type { BatonEvent, NewEvent } from '../../core/index.ts';
+import { BatonError } from '../../core/index.ts';
+import { type Clock, systemClock } from '../../time/index.ts';
+import type {
+  CheckpointRecord,
+  Fence,
+  NewRun,
+  PartialRecord,
+  RunRecord,
+  StepRecord,
+  TimerRecord,
+  WorkerRecord,
+} from '../records.ts';
+import type {
+  ClaimRequest,
+  EventListener,
+  EventQuery,
+  RecoveredRun,
+  RunPatch,
+  RunQuery,
+  Store,
+  SweepResult,
+  TransitionGuard,
+} from '../store.ts';
+import * as attempts from './attempt-writes.ts';
+import * as claims from './claims.ts';
+import { type OpenOptions, openDatabase } from './open-database.ts';
+import { type RunRow, toRun } from './rows.ts';
+import * as runs from './run-writes.ts';
+import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
+import * as timers from './timers-and-sweep.ts';
+
+export interface SqliteStoreOptions extends OpenOptions {
+  /** @default systemClock */
+  clock?: Clock;
+  /** How long finished runs are kept when they carry no TTL of their own. @default 24 h */
+  defaultTtlMs?: number;
+}
+
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  private readonly ctx: SqliteContext;
+  private closed = false;
+
+  constructor(
+    readonly location: string,
+    options: SqliteStoreOptions = {},
+  ) {
+    const db = openDatabase(location, options);
+    this.ctx = new SqliteContext(db, options.clock ?? systemClock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
+  }
+
+  /** The underlying connection, for db_query references and tools that read Baton's tables. */
+  get database() {
+    return this.ctx.db;
+  }
+
+  /** Group-commit figures: how many commits and the largest batch so far. */
+  get commitStats() {
+    return { commits: this.ctx.queue.commits, maxBatch: this.ctx.queue.maxBatch };
+  }
+
+  private guard(): void {
+    if (this.closed) throw new BatonError('STORE_CLOSED', `the store at ${this.location} is closed`);
+  }
+
+  createRuns(list: readonly NewRun[], events: readonly NewEvent[]) {
+    this.guard();
+    return runs.createRuns(this.ctx, list, events);
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    this.guard();
+    return runs.getRunSync(this.ctx, id);
+  }
+
+  async listRuns(q: RunQuery = {}): Promise<RunRecord[]> {
+    this.guard();
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.parentId !== undefined) {
+      where.push('parent_id = ?');
+      params.push(q.parentId);
+    } else if (q.topLevel ?? true) where.push('parent_id IS NULL');
+    if (q.status !== undefined) {
+      where.push('status = ?');
+      params.push(q.status);
+    }
+    if (q.name !== undefined) {
+      where.push('name = ?');
+      params.push(q.name);
+    }
+    if (q.beforeId !== undefined) {
+      where.push('id < ?');
+      params.push(q.beforeId);
+    }
+    const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
+    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT ?`;
+    params.push(Math.min(Math.max(1, q.limit ?? 100), 10_000));
+    return (this.ctx.stmt(sql).all(...params) as RunRow[]).map(toRun);
+  }
+
+  transition(runId: string, patch: RunPatch, events: readonly NewEvent[], guard?: TransitionGuard) {
+    this.guard();
+    return runs.transition(this.ctx, runId, patch, events, guard);
+  }
+
+  async countRuns(): Promise<Record<string, number>> {
+    this.guard();
+    const rows = this.ctx.stmt('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as Array<{
+      status: string;
+      n: number;
+    }>;
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  claimRuns(request: ClaimRequest) {
+    this.guard();
+    return claims.claimRuns(this.ctx, request);
+  }
+
+  heartbeat(owner: string, leaseMs: number) {
+    this.guard();
+    return claims.heartbeat(this.ctx, owner, leaseMs);
+  }
+
+  recoverExpiredLeases(): Promise<RecoveredRun[]> {
+    this.guard();
+    return claims.recoverExpiredLeases(this.ctx);
+  }
+
+  releaseOwners(owners: readonly string[], reason: 'owner_gone' | 'released') {
+    this.guard();
+    return claims.releaseOwners(this.ctx, owners, reason);
+  }
+
+  registerWorker(worker: WorkerRecord) {
+    this.guard();
+    return claims.registerWorker(this.ctx, worker);
+  }
+
+  listWorkers(host?: string) {
+    this.guard();
+    return claims.listWorkers(this.ctx, host);
+  }
+
+  removeWorkers(ids: readonly string[]) {
+    this.guard();
+    return claims.removeWorkers(this.ctx, ids);
+  }
+
+  recordStep(fence: Fence, step: Omit<StepRecord, 'runId' | 'createdAt'>, events: readonly NewEvent[]) {
+    this.guard();
+    return attempts.recordStep(this.ctx, fence, step, events);
+  }
+
+  getSteps(runId: string) {
+    this.guard();
+    return attempts.getSteps(this.ctx, runId);
+  }
+
+  saveCheckpoint(
+    fence: Fence,
+    cp: Omit<CheckpointRecord, 'runId' | 'seq' | 'createdAt'>,
+    events: readonly NewEvent[],
+  ) {
+    this.guard();
+    return attempts.saveCheckpoint(this.ctx, fence, cp, events);
+  }
+
+  getLastCheckpoint(runId: string) {
+    this.guard();
+    return attempts.getLastCheckpoint(this.ctx, runId);
+  }
+
+  listCheckpoints(runId: string) {
+    this.guard();
+    return attempts.listCheckpoints(this.ctx, runId);
+  }
+
+  addPartial(fence: Fence, attempt: number, findings: readonly unknown[], events: readonly NewEvent[]) {
+    this.guard();
+    return attempts.addPartial(this.ctx, fence, attempt, findings, events);
+  }
+
+  listPartials(runId: string): Promise<PartialRecord[]> {
+    this.guard();
+    return attempts.listPartials(this.ctx, runId);
+  }
+
+  appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]> {
+    this.guard();
+    return this.ctx.write((scope) => {
+      if (fence) this.ctx.checkFence(fence);
+      return this.ctx.appendEvents(scope, events);
+    });
+  }
+
+  readEvents(query: EventQuery) {
+    this.guard();
+    return timers.readEvents(this.ctx, query);
+  }
+
+  onEvents(listener: EventListener) {
+    return this.ctx.onEvents(listener);
+  }
+
+  addTimer(timer: TimerRecord) {
+    this.guard();
+    return timers.addTimer(this.ctx, timer);
+  }
+
+  takeDueTimers(limit: number) {
+    this.guard();
+    return timers.takeDueTimers(this.ctx, limit);
+  }
+
+  cancelTimers(ids: readonly string[]) {
+    this.guard();
+    return timers.cancelTimers(this.ctx, ids);
+  }
+
+  nextWakeAt() {
+    this.guard();
+    return timers.nextWakeAt(this.ctx);
+  }
+
+  sweep(): Promise<SweepResult> {
+    this.guard();
+    return timers.sweep(this.ctx);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Commit what is queued before closing: a caller awaiting a write must not be left hanging.
+    this.ctx.queue.flush();
+    this.closed = true;
+    this.ctx.db.close();
+  }
+}
+
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+  return new SqliteStore(path, options);
+}

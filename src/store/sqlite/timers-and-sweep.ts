@@ -1,0 +1,84 @@
+/** Durable timers, the next moment anything is due, events reads, and the TTL sweeper. */
+import type { BatonEvent } from '../../core/index.ts';
+import type { TimerRecord } from '../records.ts';
+import type { EventQuery, SweepResult } from '../store.ts';
+import { json, toEvent, toTimer } from './rows.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+
+export function addTimer(ctx: SqliteContext, t: TimerRecord): Promise<void> {
+  const payload = json(t.payload);
+  return ctx.write(() => {
+    ctx
+      .stmt(
+        'INSERT OR REPLACE INTO timers (id, run_id, kind, due_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(t.id, t.runId, t.kind, t.dueAt, payload, t.createdAt);
+  });
+}
+
+export function takeDueTimers(ctx: SqliteContext, limit: number): Promise<TimerRecord[]> {
+  return ctx.write(() => {
+    const rows = ctx
+      .stmt(
+        'DELETE FROM timers WHERE id IN (SELECT id FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?) RETURNING *',
+      )
+      .all(ctx.now(), limit) as Parameters<typeof toTimer>[0][];
+    return rows.map(toTimer).sort((a, b) => a.dueAt - b.dueAt);
+  });
+}
+
+export function cancelTimers(ctx: SqliteContext, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return Promise.resolve();
+  return ctx.write(() => {
+    ctx.stmt('DELETE FROM timers WHERE id IN (SELECT value FROM json_each(?))').run(json(ids));
+  });
+}
+
+export function nextWakeAt(ctx: SqliteContext): Promise<number | undefined> {
+  const row = ctx
+    .stmt(
+      `SELECT min(
+         coalesce((SELECT min(due_at) FROM timers), 9e15),
+         coalesce((SELECT min(wake_at) FROM runs WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')), 9e15),
+         coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15)) AS at`,
+    )
+    .get() as { at: number };
+  return Promise.resolve(row.at >= 9e15 ? undefined : row.at);
+}
+
+export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEvent[]> {
+  const after = q.afterId ?? 0;
+  const limit = Math.min(Math.max(1, q.limit ?? 1000), 10_000);
+  let rows: unknown[];
+  if (q.runId !== undefined)
+    rows = ctx
+      .stmt('SELECT * FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(q.runId, after, limit);
+  else if (q.rootId !== undefined)
+    rows = ctx
+      .stmt('SELECT * FROM events WHERE root_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(q.rootId, after, limit);
+  else rows = ctx.stmt('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?').all(after, limit);
+  return Promise.resolve((rows as Parameters<typeof toEvent>[0][]).map(toEvent));
+}
+
+const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'events', 'timers'] as const;
+
+export function sweep(ctx: SqliteContext): Promise<SweepResult> {
+  return ctx.write(() => {
+    const roots = ctx
+      .stmt(
+        'SELECT id FROM runs WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500',
+      )
+      .all(ctx.now()) as Array<{ id: string }>;
+    if (roots.length === 0) return { runs: 0 };
+    const ids = json(roots.map((r) => r.id));
+    const owned = `SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each(?))`;
+    for (const table of OWNED_TABLES) ctx.stmt(`DELETE FROM ${table} WHERE run_id IN (${owned})`).run(ids);
+    const deleted = ctx
+      .stmt('DELETE FROM runs WHERE root_id IN (SELECT value FROM json_each(?))')
+      .run(ids).changes;
+    ctx.forgetRoots();
+    return { runs: deleted };
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * The narrow storage port of Baton. Every method is one atomic transaction; methods that take a
+ * `Fence` fail with LEASE_LOST unless the run is still `running` under that lease token, which is
+ * how a stale owner (a frozen or timed-out attempt) is kept from writing after someone else took
+ * the run over. The SQLite and Postgres implementations pass the same contract suite. Times come from the store's injected clock.
+ */
+import type { BatonEvent, NewEvent, RunStatus, SerializedError, WaitReason } from '../core/index.ts';
+import type {
+  CheckpointRecord,
+  Fence,
+  NewRun,
+  PartialRecord,
+  RunRecord,
+  StepRecord,
+  TimerRecord,
+  WorkerRecord,
+} from './records.ts';
+
+export interface RunPatch {
+  status?: RunStatus;
+  waitReason?: WaitReason | null;
+  wakeAt?: number | null;
+  output?: unknown;
+  error?: SerializedError | null;
+  finishedAt?: number | null;
+  /** Set on the terminal transition: when the sweeper may delete the run. */
+  expiresAt?: number | null;
+  /** Shallow-merged into the run's meta. */
+  meta?: Record<string, unknown>;
+  input?: unknown;
+  /** Drop the lease (owner, expiry) as part of the transition. */
+  releaseLease?: boolean;
+  /** Reset the attempt counter (a resume after exhausted retries starts a fresh retry budget). */
+  resetAttempts?: boolean;
+}
+
+export interface TransitionGuard {
+  /** The writer's lease; the transition fails with LEASE_LOST if it is not current. */
+  fence?: Fence;
+  /** The transition fails with RUN_CONFLICT unless the run is in one of these statuses. */
+  expectStatus?: readonly RunStatus[];
+}
+
+export interface ClaimRequest {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+  /** Only runs of these task names (the tasks this worker can execute). */
+  names: readonly string[];
+  /** Per-task limits across all workers: at most this many running at once. */
+  nameLimits?: Readonly<Record<string, number>>;
+}
+
+export interface RunQuery {
+  status?: RunStatus;
+  parentId?: string;
+  /** Only top-level runs (no parent). @default true when parentId is not given */
+  topLevel?: boolean;
+  name?: string;
+  limit?: number;
+  /** Ids sort by creation time; page with the last id seen. */
+  beforeId?: string;
+}
+
+export interface EventQuery {
+  runId?: string;
+  /** All events of a flow and its steps. */
+  rootId?: string;
+  afterId?: number;
+  limit?: number;
+}
+
+export interface RecoveredRun {
+  runId: string;
+  previousOwner: string;
+}
+
+export interface SweepResult {
+  runs: number;
+}
+
+export type EventListener = (events: readonly BatonEvent[]) => void;
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** A description for messages, e.g. the database file path. */
+  readonly location: string;
+
+  // runs
+  createRuns(runs: readonly NewRun[], events: readonly NewEvent[]): Promise<void>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  listRuns(query?: RunQuery): Promise<RunRecord[]>;
+  /** Applies a patch atomically with its events; flows advance in the same transaction. */
+  transition(
+    runId: string,
+    patch: RunPatch,
+    events: readonly NewEvent[],
+    guard?: TransitionGuard,
+  ): Promise<RunRecord>;
+  countRuns(): Promise<Record<string, number>>;
+
+  // claiming and leases
+  claimRuns(request: ClaimRequest): Promise<RunRecord[]>;
+  /** Extends the leases the owner holds; returns the ids it still holds (others were lost). */
+  heartbeat(owner: string, leaseMs: number): Promise<string[]>;
+  /** Requeues runs whose lease has expired. */
+  recoverExpiredLeases(): Promise<RecoveredRun[]>;
+  /** Requeues every run held by these owners (gone processes, or a graceful shutdown). */
+  releaseOwners(owners: readonly string[], reason: 'owner_gone' | 'released'): Promise<RecoveredRun[]>;
+  registerWorker(worker: WorkerRecord): Promise<void>;
+  listWorkers(host?: string): Promise<WorkerRecord[]>;
+  removeWorkers(ids: readonly string[]): Promise<void>;
+
+  // what an attempt writes (fenced)
+  recordStep(
+    fence: Fence,
+    step: Omit<StepRecord, 'runId' | 'createdAt'>,
+    events: readonly NewEvent[],
+  ): Promise<void>;
+  getSteps(runId: string): Promise<StepRecord[]>;
+  saveCheckpoint(
+    fence: Fence,
+    checkpoint: Omit<CheckpointRecord, 'runId' | 'seq' | 'createdAt'>,
+    events: readonly NewEvent[],
+  ): Promise<number>;
+  getLastCheckpoint(runId: string): Promise<CheckpointRecord | undefined>;
+  listCheckpoints(runId: string): Promise<CheckpointRecord[]>;
+  addPartial(
+    fence: Fence,
+    attempt: number,
+    findings: readonly unknown[],
+    events: readonly NewEvent[],
+  ): Promise<number>;
+  listPartials(runId: string): Promise<PartialRecord[]>;
+
+  // events
+  appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]>;
+  readEvents(query: EventQuery): Promise<BatonEvent[]>;
+  /** Called after each commit with the events it appended (in this process). */
+  onEvents(listener: EventListener): () => void;
+
+  // durable timers
+  addTimer(timer: TimerRecord): Promise<void>;
+  /** Removes and returns timers that are due (each is taken by exactly one caller). */
+  takeDueTimers(limit: number): Promise<TimerRecord[]>;
+  cancelTimers(ids: readonly string[]): Promise<void>;
+  /** The earliest moment something becomes due: a timer, a waiting run's wake time, or a lease expiry. */
+  nextWakeAt(): Promise<number | undefined>;
+
+  // housekeeping
+  /** Deletes runs whose TTL has passed, with everything they own. */
+  sweep(): Promise<SweepResult>;
+  close(): Promise<void>;
+}
