@@ -24,7 +24,8 @@ export interface BatonEventMap {
   'attempt:timed_out': { attempt: number; timeoutMs: number; findings: number };
   'attempt:retrying': { attempt: number; nextAttempt: number; waitMs: number; nextTimeoutMs: number | null };
   'step:completed': { key: string; durationMs: number };
-  'step:replayed': { key: string };
+  /** Memoized steps an attempt got from the record instead of running them again. */
+  'step:replayed': { count: number; keys: string[] };
   'checkpoint:saved': { seq: number; itemsAnalyzed: number | null; progressPercentage: number | null };
   'checkpoint:loaded': { seq: number };
   'checkpoint:invalid': { seq: number; reason: string };

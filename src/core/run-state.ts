@@ -52,9 +52,10 @@ const ALLOWED: Record<RunStatus, readonly RunStatus[]> = {
   running: ['queued', 'waiting', 'succeeded', 'partial', 'failed', 'cancelled'],
   waiting: ['queued', 'running', 'succeeded', 'partial', 'failed', 'cancelled', 'expired', 'waiting'],
   succeeded: [],
-  partial: ['queued'],
-  failed: ['queued'],
-  cancelled: ['queued'],
+  // Resume sends ended runs back: tasks to queued, flows to running, blocked steps to waiting.
+  partial: ['queued', 'running', 'waiting'],
+  failed: ['queued', 'running', 'waiting'],
+  cancelled: ['queued', 'running', 'waiting'],
   expired: [],
 };
 

@@ -97,6 +97,15 @@ export interface Store {
     events: readonly NewEvent[],
     guard?: TransitionGuard,
   ): Promise<RunRecord>;
+  /** Several transitions in one transaction (e.g. reopening a flow with its failed steps). */
+  transitionAll(
+    changes: ReadonlyArray<{
+      runId: string;
+      patch: RunPatch;
+      events: readonly NewEvent[];
+      guard?: TransitionGuard;
+    }>,
+  ): Promise<RunRecord[]>;
   countRuns(): Promise<Record<string, number>>;
 
   // claiming and leases

@@ -13,7 +13,7 @@ const CLAIMABLE = `kind = 'task' AND (
 export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRecord[]> {
   if (req.limit <= 0 || req.names.length === 0) return Promise.resolve([]);
   const names = json(req.names);
-  return ctx.write((scope) => {
+  return ctx.write(() => {
     const now = ctx.now();
     const limits = req.nameLimits ?? {};
     const limited = Object.keys(limits).filter((n) => req.names.includes(n));
@@ -93,7 +93,7 @@ function requeue(
 export function recoverExpiredLeases(ctx: SqliteContext): Promise<RecoveredRun[]> {
   return ctx.write((scope) => {
     const rows = ctx
-      .stmt("SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_expires_at < ? LIMIT 1000")
+      .stmt("SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_expires_at <= ? LIMIT 1000")
       .all(ctx.now()) as Array<{ id: string; lease_owner: string }>;
     return requeue(ctx, scope, rows, 'expired');
   });

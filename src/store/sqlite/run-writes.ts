@@ -91,6 +91,23 @@ export function transition(
   return ctx.write((scope) => transitionSync(ctx, scope, runId, patch, encoded, events, guard));
 }
 
+export function transitionAll(
+  ctx: SqliteContext,
+  changes: ReadonlyArray<{
+    runId: string;
+    patch: RunPatch;
+    events: readonly NewEvent[];
+    guard?: TransitionGuard;
+  }>,
+): Promise<RunRecord[]> {
+  const encoded = changes.map((c) => encodePatch(c.patch));
+  return ctx.write((scope) =>
+    changes.map((c, i) =>
+      transitionSync(ctx, scope, c.runId, c.patch, encoded[i] as EncodedPatch, c.events, c.guard ?? {}),
+    ),
+  );
+}
+
 interface EncodedPatch {
   sets: string[];
   values: unknown[];

@@ -110,6 +110,18 @@ export class SqliteStore implements Store {
     return runs.transition(this.ctx, runId, patch, events, guard);
   }
 
+  transitionAll(
+    changes: ReadonlyArray<{
+      runId: string;
+      patch: RunPatch;
+      events: readonly NewEvent[];
+      guard?: TransitionGuard;
+    }>,
+  ) {
+    this.guard();
+    return runs.transitionAll(this.ctx, changes);
+  }
+
   async countRuns(): Promise<Record<string, number>> {
     this.guard();
     const rows = this.ctx.stmt('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as Array<{

@@ -1,0 +1,19 @@
+/**
+ * Baton: a durable, time-aware runtime for multi-agent and LLM tool pipelines.
+ *
+ * @example
+ *   const baton = createBaton({ store: './baton.db' });
+ *   const run = await baton.start(defineTask({ name: 'hello', run: async () => 'hi' }));
+ *   console.log(await run.result());
+ */
+export * from './core/index.ts';
+export * from './runtime/index.ts';
+export type * from './store/index.ts';
+export {
+  DEFAULT_TTL_MS,
+  listMigrations,
+  openSqliteStore,
+  SqliteStore,
+  type SqliteStoreOptions,
+} from './store/index.ts';
+export * from './time/index.ts';

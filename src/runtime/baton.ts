@@ -1,0 +1,196 @@
+/**
+ * `createBaton` returns a handle on one runtime: its store, clock, logger, tasks and (by default)
+ * an in-process worker. Two handles can live in one process (tests do this); nothing is global.
+ */
+import pino, { type Logger } from 'pino';
+import { type BatonEvent, deserializeError, isTerminal, type RunStatus } from '../core/index.ts';
+import {
+  DEFAULT_TTL_MS,
+  openSqliteStore,
+  type RunQuery,
+  type RunRecord,
+  type Store,
+} from '../store/index.ts';
+import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
+import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
+import type { TaskDefinition } from './define-task.ts';
+import { type Engine, TaskRegistry } from './engine.ts';
+import { type ResumeResult, resumeRun } from './resume-run.ts';
+import { type StartOptions, startFlow, startTask } from './start-run.ts';
+import { type FollowOptions, followEvents, requireRun, waitForTerminal } from './watch-run.ts';
+import { Worker, type WorkerOptions } from './worker.ts';
+
+export interface BatonOptions {
+  /** A Store, or a path to a SQLite file. @default "./baton.db" */
+  store?: Store | string;
+  /** @default systemClock */
+  clock?: Clock;
+  /** A pino logger. @default pino at level $BATON_LOG_LEVEL, else silent */
+  logger?: Logger;
+  tasks?: TaskDefinition[];
+  /** Run an in-process worker (false: this handle only starts and watches runs). @default {} */
+  worker?: WorkerOptions | false;
+  /** How long finished runs are kept. @default "24h" */
+  ttl?: Duration;
+  /** How often to look for changes made by other processes while waiting. @default 250 */
+  pollMs?: number;
+}
+
+export interface RunOutcome<O = unknown> {
+  id: string;
+  status: RunStatus;
+  output: O | undefined;
+  error: Error | undefined;
+  run: RunRecord;
+}
+
+export interface RunHandle<O = unknown> {
+  readonly id: string;
+  /** Resolves when the run ends (succeeded, partial, failed, cancelled or expired). */
+  result(options?: { signal?: AbortSignal }): Promise<RunOutcome<O>>;
+  events(options?: FollowOptions): AsyncGenerator<BatonEvent>;
+  cancel(reason?: string): Promise<void>;
+}
+
+type Startable<I, O> = TaskDefinition<I, O> | FlowDefinition<I> | string;
+
+export class Baton implements AsyncDisposable {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly worker: Worker | undefined;
+  private readonly engine: Engine;
+  private readonly pollMs: number;
+  private readonly ownsStore: boolean;
+  private started: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: BatonOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? pino({ level: process.env.BATON_LOG_LEVEL ?? 'silent' });
+    this.ownsStore = typeof options.store !== 'object';
+    this.store =
+      typeof options.store === 'object'
+        ? options.store
+        : openSqliteStore(options.store ?? './baton.db', { clock: this.clock });
+    this.pollMs = options.pollMs ?? 250;
+    this.engine = {
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      tasks: new TaskRegistry(),
+      ttlMs: options.ttl === undefined ? DEFAULT_TTL_MS : parseDuration(options.ttl, 'ttl'),
+    };
+    for (const t of options.tasks ?? []) this.engine.tasks.register(t);
+    this.worker =
+      options.worker === false
+        ? undefined
+        : new Worker(this.engine, { pollMs: this.pollMs, ...options.worker });
+  }
+
+  /** The internals the HTTP API and CLI build on. */
+  get internals(): Engine {
+    return this.engine;
+  }
+
+  register(...tasks: TaskDefinition[]): this {
+    for (const t of tasks) this.engine.tasks.register(t);
+    return this;
+  }
+
+  /** Starts the in-process worker (done automatically by start and resume). */
+  ready(): Promise<void> {
+    this.started ??= this.worker ? this.worker.start() : Promise.resolve();
+    return this.started;
+  }
+
+  async start<I, O>(what: Startable<I, O>, input?: I, options: StartOptions = {}): Promise<RunHandle<O>> {
+    let id: string;
+    if (isFlowDefinition(what)) id = await startFlow(this.engine, what as FlowDefinition, input, options);
+    else {
+      const task =
+        typeof what === 'string'
+          ? this.engine.tasks.require(what)
+          : (what as TaskDefinition<unknown, unknown>);
+      if (typeof what !== 'string') this.engine.tasks.register(task);
+      id = await startTask(this.engine, task, input, options);
+    }
+    await this.ready();
+    return this.handle<O>(id);
+  }
+
+  /** Resumes a run; see ResumeResult for what it did. */
+  async resume<O = unknown>(id: string, by = 'api'): Promise<RunHandle<O> & { resumed: ResumeResult }> {
+    const resumed = await resumeRun(this.engine, id, by, (runId) => this.worker?.isRunning(runId) ?? false);
+    await this.ready();
+    this.worker?.wake();
+    return Object.assign(this.handle<O>(id), { resumed });
+  }
+
+  handle<O = unknown>(id: string): RunHandle<O> {
+    return {
+      id,
+      result: (o) => this.result<O>(id, o),
+      events: (o) => this.events(id, o),
+      cancel: (reason) => this.cancel(id, reason),
+    };
+  }
+
+  async result<O = unknown>(id: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome<O>> {
+    const run = await waitForTerminal(this.engine, id, this.pollMs, options.signal);
+    return {
+      id,
+      status: run.status,
+      output: run.output as O | undefined,
+      error: run.error ? deserializeError(run.error) : undefined,
+      run,
+    };
+  }
+
+  events(id: string, options: FollowOptions = {}): AsyncGenerator<BatonEvent> {
+    return followEvents(this.engine, id, this.pollMs, options);
+  }
+
+  async cancel(id: string, reason = 'cancelled by request'): Promise<void> {
+    const run = await requireRun(this.engine, id);
+    if (isTerminal(run.status)) return;
+    const now = this.clock.now();
+    await this.store.transition(
+      id,
+      {
+        status: 'cancelled',
+        finishedAt: now,
+        expiresAt: now + this.engine.ttlMs,
+        waitReason: null,
+        wakeAt: null,
+      },
+      [{ runId: id, type: 'run:cancelled', data: { reason } }],
+      { expectStatus: ['queued', 'running', 'waiting'] },
+    );
+  }
+
+  getRun(id: string): Promise<RunRecord | undefined> {
+    return this.store.getRun(id);
+  }
+
+  listRuns(query?: RunQuery): Promise<RunRecord[]> {
+    return this.store.listRuns(query);
+  }
+
+  /** Stops the worker (handing its runs back) and closes the store if this handle opened it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.started) await this.started.catch(() => undefined);
+    await this.worker?.stop();
+    if (this.ownsStore) await this.store.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+export function createBaton(options: BatonOptions = {}): Baton {
+  return new Baton(options);
+}

@@ -1,0 +1,116 @@
+/**
+ * Flows: a DAG of steps over tasks, written in TypeScript (`defineFlow`) or loaded from a JSON plan
+ * (`loadPlan`, the shape an LLM planner emits). Both become the same `Plan` before they start.
+ */
+import { readFileSync } from 'node:fs';
+import { BatonError, ValidationError } from '../core/index.ts';
+import { type Duration, parseDuration } from '../time/index.ts';
+import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
+
+export interface FlowStepOptions<FI> {
+  id: string;
+  /** A task definition, or a task name registered on the Baton instance. */
+  task: TaskDefinition | string;
+  /** The step's input: a value, or a function of the flow's input evaluated when the flow starts. */
+  input?: unknown | ((flowInput: FI) => unknown);
+  dependsOn?: string[];
+  schedule?: unknown;
+  transfer?: unknown;
+}
+
+export interface FlowOptions<FI> {
+  name: string;
+  steps: FlowStepOptions<FI>[];
+  /** The step whose output is the flow's output; without it the output maps step ids to outputs. */
+  output?: string;
+  budget?: Duration;
+  ttl?: Duration;
+}
+
+export interface FlowDefinition<FI = unknown> {
+  readonly type: 'flow';
+  readonly name: string;
+  readonly outputStep: string | null;
+  readonly budgetMs: number | null;
+  readonly ttlMs: number | null;
+  /** Task definitions the flow carries (registered on start). */
+  readonly tasks: readonly TaskDefinition[];
+  /** The raw plan (as JSON would be), with inputs evaluated for this flow input. */
+  toRawPlan(input: FI): { steps: Array<Record<string, unknown>> };
+}
+
+export function defineFlow<FI = unknown>(options: FlowOptions<FI>): FlowDefinition<FI> {
+  if (typeof options?.name !== 'string' || options.name.length === 0)
+    throw new ValidationError('flow.name', 'a non-empty string', options?.name, { code: 'INVALID_OPTION' });
+  if (!Array.isArray(options.steps))
+    throw new ValidationError(`flow "${options.name}".steps`, 'an array', options.steps, {
+      code: 'INVALID_OPTION',
+    });
+  const tasks = options.steps.map((s) => s.task).filter(isTaskDefinition);
+  return Object.freeze({
+    type: 'flow' as const,
+    name: options.name,
+    outputStep: options.output ?? null,
+    budgetMs:
+      options.budget === undefined ? null : parseDuration(options.budget, `flow "${options.name}".budget`),
+    ttlMs: options.ttl === undefined ? null : parseDuration(options.ttl, `flow "${options.name}".ttl`),
+    tasks,
+    toRawPlan(input: FI) {
+      return {
+        steps: options.steps.map((s) => ({
+          id: s.id,
+          task: typeof s.task === 'string' ? s.task : s.task.name,
+          input: typeof s.input === 'function' ? (s.input as (i: FI) => unknown)(input) : (s.input ?? {}),
+          dependsOn: s.dependsOn ?? [],
+          ...(s.schedule !== undefined ? { schedule: s.schedule } : {}),
+          ...(s.transfer !== undefined ? { transfer: s.transfer } : {}),
+        })),
+      };
+    },
+  });
+}
+
+/** A flow from a JSON plan: `{ "plan": { "steps": [...] } }` or `{ "steps": [...] }`. */
+export function loadPlan(raw: unknown, name = 'plan'): FlowDefinition<unknown> {
+  const body =
+    typeof raw === 'object' && raw !== null && 'plan' in raw ? (raw as { plan: unknown }).plan : raw;
+  const output =
+    typeof body === 'object' && body !== null && typeof (body as { output?: unknown }).output === 'string'
+      ? ((body as { output: string }).output ?? null)
+      : null;
+  return Object.freeze({
+    type: 'flow' as const,
+    name,
+    outputStep: output,
+    budgetMs: null,
+    ttlMs: null,
+    tasks: [],
+    toRawPlan: () => body as { steps: Array<Record<string, unknown>> },
+  });
+}
+
+/** Reads a plan file; a file that is not JSON gets an error naming the file and the position. */
+export function readPlanFile(path: string): FlowDefinition<unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new BatonError('INVALID_INPUT', `cannot read plan ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new BatonError('PLAN_INVALID', `plan ${path} is not valid JSON: ${(err as Error).message}`, {
+      cause: err,
+      data: { path },
+    });
+  }
+  return loadPlan(raw, path.replace(/^.*\//, '').replace(/\.json$/i, ''));
+}
+
+export function isFlowDefinition(value: unknown): value is FlowDefinition {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'flow';
+}

@@ -1,0 +1,59 @@
+/** What the runtime's parts share: the store, the clock, the logger, the tasks, and the defaults. */
+import type { Logger } from 'pino';
+import { BatonError } from '../core/index.ts';
+import type { Store } from '../store/index.ts';
+import type { Clock } from '../time/index.ts';
+import type { TaskDefinition } from './define-task.ts';
+
+export interface Engine {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly tasks: TaskRegistry;
+  /** How long finished runs are kept unless their task says otherwise. */
+  readonly ttlMs: number;
+}
+
+export class TaskRegistry {
+  private readonly byName = new Map<string, TaskDefinition>();
+
+  register(task: TaskDefinition): void {
+    const existing = this.byName.get(task.name);
+    if (existing && existing !== task)
+      throw new BatonError('INVALID_OPTION', `another task named "${task.name}" is already registered`, {
+        data: { task: task.name },
+      });
+    this.byName.set(task.name, task);
+  }
+
+  get(name: string): TaskDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  require(name: string): TaskDefinition {
+    const task = this.byName.get(name);
+    if (!task)
+      throw new BatonError(
+        'TASK_NOT_FOUND',
+        `unknown task "${name}" (registered: ${this.names().join(', ') || 'none'})`,
+        {
+          data: { task: name },
+        },
+      );
+    return task;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  limits(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, t] of this.byName) if (t.concurrency !== null) out[name] = t.concurrency;
+    return out;
+  }
+}

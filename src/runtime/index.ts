@@ -1,0 +1,25 @@
+/** The engine: tasks, flows, runs, attempts, workers, leases, resume. */
+export { Baton, type BatonOptions, createBaton, type RunHandle, type RunOutcome } from './baton.ts';
+export {
+  defineFlow,
+  type FlowDefinition,
+  type FlowOptions,
+  type FlowStepOptions,
+  isFlowDefinition,
+  loadPlan,
+  readPlanFile,
+} from './define-flow.ts';
+export {
+  defineTask,
+  isTaskDefinition,
+  parseTaskInput,
+  type RetryOptions,
+  type TaskDefinition,
+  type TaskOptions,
+} from './define-task.ts';
+export type { Engine } from './engine.ts';
+export type { ResumeResult } from './resume-run.ts';
+export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
+export type { CheckpointInfo, CheckpointView, DependencyOutput, TaskContext } from './task-context.ts';
+export type { FollowOptions } from './watch-run.ts';
+export { Worker, type WorkerOptions } from './worker.ts';

@@ -1,0 +1,79 @@
+/**
+ * Everything an attempt needs before the task body runs: its memoized steps, its last checkpoint
+ * (validated — an unusable one is recorded as an event and the run starts fresh), and the outputs
+ * of the flow steps it depends on.
+ */
+import { newEvent } from '../core/index.ts';
+import type { Fence, RunRecord } from '../store/index.ts';
+import type { TaskDefinition } from './define-task.ts';
+import type { Engine } from './engine.ts';
+import type { CheckpointView, DependencyOutput } from './task-context.ts';
+
+export interface PreparedAttempt {
+  memo: Map<string, unknown>;
+  lastCheckpoint: CheckpointView | undefined;
+  dependencies: Record<string, DependencyOutput>;
+}
+
+export async function prepareAttempt(
+  engine: Engine,
+  run: RunRecord,
+  task: TaskDefinition,
+  fence: Fence,
+): Promise<PreparedAttempt> {
+  const { store } = engine;
+  const [steps, last, siblings] = await Promise.all([
+    store.getSteps(run.id),
+    store.getLastCheckpoint(run.id),
+    run.parentId && run.dependsOn.length > 0 ? store.listRuns({ parentId: run.parentId, limit: 10_000 }) : [],
+  ]);
+  const memo = new Map<string, unknown>();
+  for (const s of steps) if (s.version === task.version) memo.set(s.key, s.output);
+
+  let lastCheckpoint: CheckpointView | undefined;
+  if (last) {
+    const problem = checkpointProblem(last, task);
+    if (problem) {
+      await store.appendEvents(
+        [newEvent(run.id, 'checkpoint:invalid', { seq: last.seq, reason: problem })],
+        fence,
+      );
+      engine.logger.warn(
+        { runId: run.id, seq: last.seq, reason: problem },
+        'checkpoint invalid; starting fresh',
+      );
+    } else {
+      lastCheckpoint = {
+        state: last.state,
+        seq: last.seq,
+        itemsAnalyzed: typeof last.record.items_analyzed === 'number' ? last.record.items_analyzed : null,
+        savedAt: last.createdAt,
+      };
+    }
+  }
+
+  const dependencies: Record<string, DependencyOutput> = {};
+  for (const s of siblings) {
+    if (s.stepId && run.dependsOn.includes(s.stepId))
+      dependencies[s.stepId] = { output: s.output, incomplete: s.status === 'partial' };
+  }
+  return { memo, lastCheckpoint, dependencies };
+}
+
+function checkpointProblem(
+  cp: { corrupt?: string; version: number; state: unknown },
+  task: TaskDefinition,
+): string | undefined {
+  if (cp.corrupt) return cp.corrupt;
+  if (cp.version !== task.version)
+    return `checkpoint was written by version ${cp.version} of task "${task.name}", which is now version ${task.version}`;
+  if (task.checkpointSchema) {
+    const parsed = task.checkpointSchema.safeParse(cp.state);
+    if (!parsed.success)
+      return `checkpoint state does not match the task's checkpointSchema: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(state)'}: ${i.message}`)
+        .join('; ')}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,180 @@
+/**
+ * Turning a task or flow plus an input into stored runs. Everything is validated first — input
+ * schemas, plan shape, cycles, unknown tasks — and written in one transaction, so a bad request
+ * stores nothing at all.
+ */
+import { BatonError, type NewEvent, newEvent, newId, type PlanProblem, validatePlan } from '../core/index.ts';
+import type { NewRun } from '../store/index.ts';
+import { type Duration, parseDuration } from '../time/index.ts';
+import type { FlowDefinition } from './define-flow.ts';
+import { inputProblems, parseTaskInput, type TaskDefinition } from './define-task.ts';
+import type { Engine } from './engine.ts';
+
+export interface StartOptions {
+  /** Your own id for the run (idempotency: a second start with the same id is refused). */
+  id?: string;
+  /** Time budget of this run, overriding the task's or flow's. */
+  budget?: Duration;
+  priority?: number;
+  /** A module path that defines the run's tasks, so another process can resume it. */
+  source?: string;
+  /** Do not claim before this many ms from now. */
+  delay?: Duration;
+  /** Extra options kept with the run (e.g. mode, fast). */
+  options?: Record<string, unknown>;
+}
+
+/** Inputs above this size are refused; large data belongs in references, not inputs. @default 10 MB */
+export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
+
+function checkSize(input: unknown, field: string): void {
+  let text: string;
+  try {
+    text = JSON.stringify(input ?? null);
+  } catch (err) {
+    throw new BatonError('INVALID_INPUT', `${field} is not JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (text.length > MAX_INPUT_BYTES)
+    throw new BatonError(
+      'INVALID_INPUT',
+      `${field} is ${(text.length / 1_048_576).toFixed(1)} MB, above the ${MAX_INPUT_BYTES / 1_048_576} MB limit; pass large data by reference`,
+      { data: { bytes: text.length, limit: MAX_INPUT_BYTES } },
+    );
+}
+
+/** True when a value holds a data_reference anywhere (resolved when the step runs, not now). */
+export function containsReference(value: unknown, depth = 0): boolean {
+  if (depth > 64 || typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some((v) => containsReference(v, depth + 1));
+  if ('data_reference' in value || 'data_references' in value) return true;
+  return Object.values(value).some((v) => containsReference(v, depth + 1));
+}
+
+function runId(engine: Engine, options: StartOptions): string {
+  const id = options.id ?? newId('run', engine.clock.now());
+  if (!/^[A-Za-z0-9][A-Za-z0-9_:-]{0,127}$/.test(id))
+    throw new BatonError(
+      'INVALID_INPUT',
+      `run id must be 1-128 letters, digits, _ : or -, got ${JSON.stringify(id)}`,
+    );
+  return id;
+}
+
+export async function startTask(
+  engine: Engine,
+  task: TaskDefinition,
+  rawInput: unknown,
+  options: StartOptions = {},
+): Promise<string> {
+  checkSize(rawInput, 'input');
+  const input = parseTaskInput(task, rawInput);
+  const id = runId(engine, options);
+  const budgetMs = options.budget === undefined ? task.budgetMs : parseDuration(options.budget, 'budget');
+  const delay = options.delay === undefined ? 0 : parseDuration(options.delay, 'delay');
+  await engine.store.createRuns(
+    [
+      {
+        id,
+        kind: 'task',
+        name: task.name,
+        input,
+        status: 'queued',
+        wakeAt: delay > 0 ? engine.clock.now() + delay : null,
+        priority: options.priority ?? 0,
+        budgetMs,
+        source: options.source ?? null,
+        options: { ...options.options, ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}) },
+      },
+    ],
+    [
+      newEvent(id, 'run:created', { name: task.name, kind: 'task' }),
+      newEvent(id, 'run:queued', { reason: 'created' }),
+    ],
+  );
+  return id;
+}
+
+export function planError(problems: PlanProblem[], name: string): BatonError {
+  const lines = problems.map((p) => `  - ${p.step === null ? '' : `[step ${p.step}] `}${p.message}`);
+  return new BatonError(
+    'PLAN_INVALID',
+    `plan "${name}" has ${problems.length} problem(s):\n${lines.join('\n')}`,
+    {
+      data: { problems },
+    },
+  );
+}
+
+export async function startFlow(
+  engine: Engine,
+  flow: FlowDefinition,
+  flowInput: unknown,
+  options: StartOptions = {},
+): Promise<string> {
+  checkSize(flowInput, 'input');
+  for (const t of flow.tasks) engine.tasks.register(t);
+  const raw = flow.toRawPlan(flowInput);
+  const { plan, problems } = validatePlan(raw, {
+    hasTask: (name) => engine.tasks.has(name),
+    checkInput: (name, input) => {
+      const task = engine.tasks.get(name);
+      if (!task?.inputSchema || containsReference(input)) return [];
+      const parsed = task.inputSchema.safeParse(input);
+      return parsed.success ? [] : inputProblems(parsed.error);
+    },
+  });
+  if (problems.length > 0) throw planError(problems, flow.name);
+  checkSize(raw, 'plan');
+  const id = runId(engine, options);
+  const budgetMs = options.budget === undefined ? flow.budgetMs : parseDuration(options.budget, 'budget');
+  const runs: NewRun[] = [
+    {
+      id,
+      kind: 'flow',
+      name: flow.name,
+      input: { input: flowInput ?? null, plan: raw },
+      status: 'running',
+      budgetMs,
+      priority: options.priority ?? 0,
+      source: options.source ?? null,
+      options: {
+        ...options.options,
+        ...(flow.outputStep ? { outputStep: flow.outputStep } : {}),
+        ...(flow.ttlMs !== null ? { ttlMs: flow.ttlMs } : {}),
+      },
+    },
+  ];
+  const events: NewEvent[] = [newEvent(id, 'run:created', { name: flow.name, kind: 'flow' })];
+  for (const step of plan.steps) {
+    const childId = `${id}.${step.id}`;
+    const ready = step.dependsOn.length === 0;
+    runs.push({
+      id: childId,
+      parentId: id,
+      rootId: id,
+      stepId: step.id,
+      kind: 'task',
+      name: step.task,
+      input: step.input,
+      status: ready ? 'queued' : 'waiting',
+      waitReason: ready ? null : 'dependency',
+      dependsOn: step.dependsOn,
+      priority: options.priority ?? 0,
+      budgetMs: engine.tasks.get(step.task)?.budgetMs ?? null,
+      options: {
+        ...(step.schedule !== undefined ? { schedule: step.schedule } : {}),
+        ...(step.transfer !== undefined ? { transfer: step.transfer } : {}),
+      },
+    });
+    events.push(
+      newEvent(childId, 'run:created', { name: step.task, kind: 'task', stepId: step.id, parentId: id }),
+    );
+    events.push(
+      ready
+        ? newEvent(childId, 'run:queued', { reason: 'created' })
+        : newEvent(childId, 'run:waiting', { reason: 'dependency', detail: step.dependsOn.join(', ') }),
+    );
+  }
+  await engine.store.createRuns(runs, events);
+  return id;
+}

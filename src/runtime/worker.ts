@@ -1,0 +1,255 @@
+/**
+ * The worker: claims runs under leases and executes their attempts, up to its concurrency.
+ *
+ * It sleeps on one clock timer armed for the earliest of: the next poll (other processes may have
+ * queued work), the store's next wake time (a retry backoff ending, a timer row coming due, a lease
+ * expiring). In-process changes wake it at once through the store's committed events. Every third
+ * of a lease it heartbeats; runs it no longer holds (cancelled, taken over) have their attempt
+ * aborted. It recovers expired leases, and at start and on every recovery pass it takes back at
+ * once the runs of workers on this host whose process is gone.
+ */
+import { BatonError, type BatonEvent, serializeError } from '../core/index.ts';
+import type { RunRecord, TimerRecord } from '../store/index.ts';
+import type { TimerHandle } from '../time/index.ts';
+import type { Engine } from './engine.ts';
+import { executeAttempt } from './execute-attempt.ts';
+import { currentProcess, isGoneOnThisHost, newWorkerId, type ProcessIdentity } from './process-identity.ts';
+
+export interface WorkerOptions {
+  /** Attempts running at once in this worker. @default 10 */
+  concurrency?: number;
+  /** Lease length; a crashed worker's runs are taken over after this. @default 5000 */
+  leaseMs?: number;
+  /** How often to look for work queued by other processes. @default 250 */
+  pollMs?: number;
+  /** How often to delete expired runs. @default 1 h */
+  sweepEveryMs?: number;
+}
+
+export type TimerHandler = (timer: TimerRecord) => Promise<void>;
+
+const WAKING_EVENTS = new Set([
+  'run:created',
+  'run:queued',
+  'run:waiting',
+  'attempt:retrying',
+  'run:resumed',
+]);
+
+export class Worker {
+  readonly id: string;
+  readonly identity: ProcessIdentity;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly sweepEveryMs: number;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly timerHandlers = new Map<string, TimerHandler>();
+  private wakeTimer: TimerHandle | undefined;
+  private heartbeatTimer: TimerHandle | undefined;
+  private stopped = true;
+  private ticking = false;
+  private again = false;
+  private lastRecovery = Number.NEGATIVE_INFINITY;
+  private lastSweep = Number.NEGATIVE_INFINITY;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    options: WorkerOptions = {},
+  ) {
+    this.identity = currentProcess();
+    this.id = newWorkerId(this.identity);
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 10));
+    this.leaseMs = Math.max(100, options.leaseMs ?? 5_000);
+    this.pollMs = Math.max(1, options.pollMs ?? 250);
+    this.sweepEveryMs = options.sweepEveryMs ?? 3_600_000;
+  }
+
+  get running(): number {
+    return this.active.size;
+  }
+
+  onTimer(kind: string, handler: TimerHandler): void {
+    this.timerHandlers.set(kind, handler);
+  }
+
+  async start(): Promise<void> {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const now = this.engine.clock.now();
+    await this.engine.store.registerWorker({
+      id: this.id,
+      ...this.identity,
+      startedAt: now,
+      heartbeatAt: now,
+    });
+    this.unsubscribe = this.engine.store.onEvents((events) => this.onCommitted(events));
+    await this.recover();
+    this.armHeartbeat();
+    this.wake();
+  }
+
+  /** Aborts the attempt of a run this worker is executing (cancel, lost lease). */
+  abortRun(runId: string, reason: unknown): boolean {
+    const a = this.active.get(runId);
+    if (!a) return false;
+    a.controller.abort(reason);
+    return true;
+  }
+
+  /** Resolves when no attempt is running in this worker. */
+  async idle(): Promise<void> {
+    while (this.active.size > 0) await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+
+  isRunning(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.engine.clock.clearTimer(this.wakeTimer);
+    this.wakeTimer = undefined;
+    void this.tick();
+  }
+
+  private onCommitted(events: readonly BatonEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'run:cancelled' && this.active.has(e.runId))
+        this.abortRun(e.runId, new BatonError('CANCELLED', `run ${e.runId} was cancelled`));
+    }
+    if (events.some((e) => WAKING_EVENTS.has(e.type))) this.wake();
+  }
+
+  private async tick(): Promise<void> {
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        await this.housekeeping();
+        const free = this.concurrency - this.active.size;
+        if (free > 0) {
+          const claimed = await this.engine.store.claimRuns({
+            owner: this.id,
+            leaseMs: this.leaseMs,
+            limit: free,
+            names: this.engine.tasks.names(),
+            nameLimits: this.engine.tasks.limits(),
+          });
+          for (const run of claimed) this.launch(run);
+          if (claimed.length === free) this.again = true;
+        }
+      } while (this.again && !this.stopped && this.active.size < this.concurrency);
+    } catch (err) {
+      this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
+    } finally {
+      this.ticking = false;
+    }
+    if (!this.stopped) await this.armWake();
+  }
+
+  private launch(run: RunRecord): void {
+    const controller = new AbortController();
+    const done = executeAttempt(this.engine, run, this.id, controller)
+      .catch((err: unknown) => {
+        this.engine.logger.error({ runId: run.id, err: serializeError(err) }, 'attempt crashed');
+      })
+      .finally(() => {
+        this.active.delete(run.id);
+        this.wake();
+      });
+    this.active.set(run.id, { controller, done });
+  }
+
+  private async armWake(): Promise<void> {
+    let delay = this.pollMs;
+    try {
+      const next = await this.engine.store.nextWakeAt();
+      if (next !== undefined) delay = Math.min(delay, Math.max(0, next - this.engine.clock.now()));
+    } catch {
+      // The store may be closing; the poll interval still applies.
+    }
+    if (this.stopped) return;
+    this.engine.clock.clearTimer(this.wakeTimer);
+    this.wakeTimer = this.engine.clock.setTimer(delay, () => {
+      this.wakeTimer = undefined;
+      this.wake();
+    });
+  }
+
+  private armHeartbeat(): void {
+    this.heartbeatTimer = this.engine.clock.setTimer(Math.floor(this.leaseMs / 3), () => {
+      void this.heartbeat().finally(() => {
+        if (!this.stopped) this.armHeartbeat();
+      });
+    });
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs));
+      for (const runId of this.active.keys()) {
+        if (!held.has(runId))
+          this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));
+      }
+    } catch (err) {
+      this.engine.logger.warn({ err: serializeError(err).message }, 'heartbeat failed');
+    }
+  }
+
+  private async housekeeping(): Promise<void> {
+    const now = this.engine.clock.now();
+    // The wake timer fires when the earliest lease expires; half a lease keeps recovery prompt.
+    if (now - this.lastRecovery >= this.leaseMs / 2) await this.recover();
+    if (now - this.lastSweep >= this.sweepEveryMs) {
+      this.lastSweep = now;
+      await this.engine.store.sweep();
+    }
+    const due = await this.engine.store.takeDueTimers(100);
+    for (const t of due) {
+      const handler = this.timerHandlers.get(t.kind);
+      if (!handler) {
+        this.engine.logger.warn({ timer: t.id, kind: t.kind }, 'no handler for timer kind; dropped');
+        continue;
+      }
+      await handler(t).catch((err: unknown) =>
+        this.engine.logger.error({ timer: t.id, err: serializeError(err) }, 'timer handler failed'),
+      );
+    }
+  }
+
+  /** Takes back runs of gone processes on this host at once, and expired leases everywhere. */
+  async recover(): Promise<void> {
+    this.lastRecovery = this.engine.clock.now();
+    const workers = await this.engine.store.listWorkers(this.identity.host);
+    const gone = workers
+      .filter((w) => w.id !== this.id && isGoneOnThisHost(w, this.identity.host))
+      .map((w) => w.id);
+    if (gone.length > 0) {
+      const back = await this.engine.store.releaseOwners(gone, 'owner_gone');
+      await this.engine.store.removeWorkers(gone);
+      if (back.length > 0)
+        this.engine.logger.info({ runs: back.length, owners: gone }, 'took back runs of gone workers');
+    }
+    const expired = await this.engine.store.recoverExpiredLeases();
+    if (expired.length > 0) this.engine.logger.info({ runs: expired.length }, 'recovered expired leases');
+  }
+
+  /** Stops claiming, interrupts running attempts, waits for them, and hands their runs back. */
+  async stop(reason = 'worker stopping'): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.engine.clock.clearTimer(this.wakeTimer);
+    this.engine.clock.clearTimer(this.heartbeatTimer);
+    this.unsubscribe?.();
+    for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));
+    await Promise.all([...this.active.values()].map((a) => a.done));
+    await this.engine.store.releaseOwners([this.id], 'released');
+    await this.engine.store.removeWorkers([this.id]);
+  }
+}

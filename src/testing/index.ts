@@ -1,0 +1,60 @@
+/**
+ * Test helpers for Baton users and Baton's own tests (`baton/testing`): a manual clock, a runtime
+ * on a temporary SQLite file, and waiting for events instead of sleeping.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BatonEvent, BatonEventType } from '../core/index.ts';
+import { type Baton, type BatonOptions, createBaton } from '../runtime/index.ts';
+import { openSqliteStore, type SqliteStore } from '../store/index.ts';
+import { ManualClock } from '../time/index.ts';
+
+export { ManualClock } from '../time/index.ts';
+
+export interface TestRuntime {
+  baton: Baton;
+  clock: ManualClock;
+  store: SqliteStore;
+  dir: string;
+  /** Closes the runtime and deletes its files. */
+  dispose(): Promise<void>;
+}
+
+/** A Baton on a fresh SQLite file in a temp dir, driven by a ManualClock. */
+export function testRuntime(
+  options: Omit<BatonOptions, 'store' | 'clock'> & { start?: number | string } = {},
+): TestRuntime {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-test-'));
+  const clock = new ManualClock(options.start ?? '2026-11-22T12:00:00Z');
+  const store = openSqliteStore(join(dir, 'baton.db'), { clock });
+  const baton = createBaton({ ...options, store, clock });
+  return {
+    baton,
+    clock,
+    store,
+    dir,
+    async dispose() {
+      await baton.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves with the first committed event of this type (for this run, when given). */
+export function nextEvent<T extends BatonEventType>(
+  source: { store: { onEvents(l: (e: readonly BatonEvent[]) => void): () => void } },
+  type: T,
+  runId?: string,
+): Promise<BatonEvent<T>> {
+  return new Promise((resolve) => {
+    const off = source.store.onEvents((events) => {
+      const hit = events.find((e) => e.type === type && (runId === undefined || e.runId === runId));
+      if (hit) {
+        off();
+        resolve(hit as BatonEvent<T>);
+      }
+    });
+  });
+}
