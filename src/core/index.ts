@@ -5,3 +5,5 @@ export * from './flow-progress.ts';
 export * from './ids.ts';
 export * from './plan.ts';
 export * from './run-state.ts';
+export * from './budget/index.ts';
+export * from './retry/index.ts';
