@@ -1,9 +1,10 @@
 /** Pure rules with no I/O: errors, ids, the run state machine, plans, flow progress, event types. */
+
+export * from './budget/index.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './flow-progress.ts';
 export * from './ids.ts';
 export * from './plan.ts';
-export * from './run-state.ts';
-export * from './budget/index.ts';
 export * from './retry/index.ts';
+export * from './run-state.ts';
