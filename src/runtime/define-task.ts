@@ -8,7 +8,7 @@ import { BatonError, ValidationError } from '../core/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { TaskContext } from './task-context.ts';
 
-export interface RetryOptions {
+export interface TaskRetryOptions {
   /** Timeout of retry n is the base timeout × timeoutMultipliers[n-1]. @default [2, 3] */
   timeoutMultipliers?: number[];
   /** Wait before retry n. @default ["5s", "15s"] */
@@ -24,7 +24,7 @@ export interface TaskOptions<I, O> {
   timeout?: Duration;
   /** Time the task gets after its signal fires to return what it has. @default "1s" */
   grace?: Duration;
-  retry?: RetryOptions | false;
+  retry?: TaskRetryOptions | false;
   /** Checkpoint every N items (ctx.progress / ctx.checkpoint with itemsAnalyzed). */
   checkpointEvery?: number;
   /** A tool or research mode, e.g. "codebase", "docs", "external", "dual". */
@@ -73,7 +73,7 @@ function positiveInt(field: string, value: unknown): number {
   return value;
 }
 
-export function resolveRetry(retry: RetryOptions | false | undefined, field = 'retry'): ResolvedRetry {
+export function resolveRetry(retry: TaskRetryOptions | false | undefined, field = 'retry'): ResolvedRetry {
   if (retry === false) return { timeoutMultipliers: [], backoffMs: [] };
   if (retry === undefined) return DEFAULT_RETRY;
   if (typeof retry !== 'object' || retry === null)

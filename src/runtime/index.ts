@@ -13,9 +13,9 @@ export {
   defineTask,
   isTaskDefinition,
   parseTaskInput,
-  type RetryOptions,
   type TaskDefinition,
   type TaskOptions,
+  type TaskRetryOptions,
 } from './define-task.ts';
 export type { Engine } from './engine.ts';
 export type { ResumeResult } from './resume-run.ts';

@@ -71,7 +71,7 @@ export interface StepRecord {
   createdAt: number;
 }
 
-export interface CheckpointRecord {
+export interface StoredCheckpoint {
   runId: string;
   seq: number;
   attempt: number;

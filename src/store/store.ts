@@ -6,12 +6,12 @@
  */
 import type { BatonEvent, NewEvent, RunStatus, SerializedError, WaitReason } from '../core/index.ts';
 import type {
-  CheckpointRecord,
   Fence,
   NewRun,
   PartialRecord,
   RunRecord,
   StepRecord,
+  StoredCheckpoint,
   TimerRecord,
   WorkerRecord,
 } from './records.ts';
@@ -129,11 +129,11 @@ export interface Store {
   getSteps(runId: string): Promise<StepRecord[]>;
   saveCheckpoint(
     fence: Fence,
-    checkpoint: Omit<CheckpointRecord, 'runId' | 'seq' | 'createdAt'>,
+    checkpoint: Omit<StoredCheckpoint, 'runId' | 'seq' | 'createdAt'>,
     events: readonly NewEvent[],
   ): Promise<number>;
-  getLastCheckpoint(runId: string): Promise<CheckpointRecord | undefined>;
-  listCheckpoints(runId: string): Promise<CheckpointRecord[]>;
+  getLastCheckpoint(runId: string): Promise<StoredCheckpoint | undefined>;
+  listCheckpoints(runId: string): Promise<StoredCheckpoint[]>;
   addPartial(
     fence: Fence,
     attempt: number,

@@ -1,6 +1,6 @@
 /** What a running attempt writes: memoized steps, checkpoints and partial findings, all fenced. */
 import { BatonError, type NewEvent } from '../../core/index.ts';
-import type { CheckpointRecord, Fence, PartialRecord, StepRecord } from '../records.ts';
+import type { Fence, PartialRecord, StepRecord, StoredCheckpoint } from '../records.ts';
 import { json, toCheckpoint, toPartial, toStep } from './rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
@@ -34,7 +34,7 @@ export function getSteps(ctx: SqliteContext, runId: string): Promise<StepRecord[
 export function saveCheckpoint(
   ctx: SqliteContext,
   fence: Fence,
-  cp: Omit<CheckpointRecord, 'runId' | 'seq' | 'createdAt'>,
+  cp: Omit<StoredCheckpoint, 'runId' | 'seq' | 'createdAt'>,
   events: readonly NewEvent[],
 ): Promise<number> {
   const state = json(cp.state);
@@ -65,12 +65,12 @@ export function saveCheckpoint(
 
 const CHECKPOINT_ROW = 'SELECT * FROM checkpoints WHERE run_id = ?';
 
-export function getLastCheckpoint(ctx: SqliteContext, runId: string): Promise<CheckpointRecord | undefined> {
+export function getLastCheckpoint(ctx: SqliteContext, runId: string): Promise<StoredCheckpoint | undefined> {
   const row = ctx.stmt(`${CHECKPOINT_ROW} ORDER BY seq DESC LIMIT 1`).get(runId);
   return Promise.resolve(row ? toCheckpoint(row as Parameters<typeof toCheckpoint>[0]) : undefined);
 }
 
-export function listCheckpoints(ctx: SqliteContext, runId: string): Promise<CheckpointRecord[]> {
+export function listCheckpoints(ctx: SqliteContext, runId: string): Promise<StoredCheckpoint[]> {
   const rows = ctx.stmt(`${CHECKPOINT_ROW} ORDER BY seq`).all(runId);
   return Promise.resolve((rows as Parameters<typeof toCheckpoint>[0][]).map(toCheckpoint));
 }

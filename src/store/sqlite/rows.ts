@@ -1,10 +1,10 @@
 /** Row ↔ record mapping for the SQLite store. JSON columns are decoded here, and only here. */
 import type { BatonEvent, BatonEventType, RunStatus, SerializedError, WaitReason } from '../../core/index.ts';
 import type {
-  CheckpointRecord,
   PartialRecord,
   RunRecord,
   StepRecord,
+  StoredCheckpoint,
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
@@ -109,7 +109,7 @@ export function toCheckpoint(row: {
   record: string;
   version: number;
   created_at: number;
-}): CheckpointRecord {
+}): StoredCheckpoint {
   let state: unknown;
   let record: Record<string, unknown> = {};
   let corrupt: string | undefined;

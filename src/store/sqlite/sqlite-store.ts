@@ -7,12 +7,12 @@ import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
 import type {
-  CheckpointRecord,
   Fence,
   NewRun,
   PartialRecord,
   RunRecord,
   StepRecord,
+  StoredCheckpoint,
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
@@ -178,7 +178,7 @@ export class SqliteStore implements Store {
 
   saveCheckpoint(
     fence: Fence,
-    cp: Omit<CheckpointRecord, 'runId' | 'seq' | 'createdAt'>,
+    cp: Omit<StoredCheckpoint, 'runId' | 'seq' | 'createdAt'>,
     events: readonly NewEvent[],
   ) {
     this.guard();
