@@ -3,6 +3,7 @@
  * group commit. better-sqlite3 is synchronous; every write goes through the write queue so that the
  * writes of one event-loop turn share one transaction and one fsync.
  */
+import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
@@ -56,7 +57,7 @@ export class SqliteStore implements Store {
   }
 
   /** The underlying connection, for db_query references and tools that read Baton's tables. */
-  get database() {
+  get database(): Database.Database {
     return this.ctx.db;
   }
 
