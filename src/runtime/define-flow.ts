@@ -12,7 +12,14 @@ export interface FlowStepOptions<FI> {
   /** A task definition, or a task name registered on the Baton instance. */
   task: TaskDefinition | string;
   /** The step's input: a value, or a function of the flow's input evaluated when the flow starts. */
-  input?: unknown | ((flowInput: FI) => unknown);
+  input?:
+    | ((flowInput: FI) => unknown)
+    | Record<string, unknown>
+    | unknown[]
+    | string
+    | number
+    | boolean
+    | null;
   dependsOn?: string[];
   schedule?: unknown;
   transfer?: unknown;

@@ -66,9 +66,6 @@ class SystemClock implements Clock {
         },
         Math.min(Math.max(0, delay), MAX_NODE_TIMER_MS),
       );
-      // A pending timer alone must not keep a CLI process alive after its work is done;
-      // runtimes that need to stay up hold their own reference (a server, a worker loop).
-      t.unref?.();
       this.live.set(id, t);
     };
     arm(Math.min(Math.max(0, ms), MAX_NODE_TIMER_MS));

@@ -1,0 +1,117 @@
+/**
+ * The demo's tasks: three researchers that read a corpus item by item (each item a memoized step,
+ * a checkpoint every few items — the protocol's intervals: papers every 3, repositories every 2,
+ * discussions every 5) and an aggregator that merges their findings.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { defineTask, type TaskContext } from '../../src/index.ts';
+import { analyzeItem, type Claim, type CorpusItem, matchPainToEvidence, sharedThemes } from './analyze.ts';
+
+const corpus = (name: string): CorpusItem[] =>
+  JSON.parse(readFileSync(new URL(`./corpus/${name}.json`, import.meta.url), 'utf8')) as CorpusItem[];
+
+const researcherInput = z.object({
+  topic: z.string().min(1),
+  /** Simulated reading time per item, so the demo can be watched (and killed) mid-run. */
+  readMs: z.number().int().min(0).max(10_000).default(150),
+});
+
+export interface ResearchOutput {
+  source: string;
+  itemsAnalyzed: number;
+  findings: Claim[];
+  keywords: string[];
+}
+
+interface ResearchState {
+  next: number;
+  findings: Claim[];
+  keywords: string[];
+}
+
+async function research(
+  source: string,
+  every: number,
+  input: z.infer<typeof researcherInput>,
+  ctx: TaskContext,
+) {
+  const items = corpus(source);
+  const saved = ctx.lastCheckpoint?.state as ResearchState | undefined;
+  const state: ResearchState = saved ?? { next: 0, findings: [], keywords: [] };
+  if (saved) ctx.log.info({ next: saved.next }, 'resuming from checkpoint');
+  for (let i = state.next; i < items.length; i++) {
+    const item = items[i] as CorpusItem;
+    const result = await ctx.step(`${source}:${item.id}`, async () => {
+      await ctx.sleep(input.readMs);
+      return analyzeItem(item, source);
+    });
+    state.findings.push(...result.claims);
+    state.keywords.push(...result.keywords);
+    state.next = i + 1;
+    if (result.claims.length > 0) await ctx.partial(...result.claims);
+    ctx.progress(i + 1, items.length);
+    if ((i + 1) % every === 0 || i + 1 === items.length)
+      await ctx.checkpoint(state, { itemsAnalyzed: i + 1, itemsTotal: items.length });
+  }
+  return {
+    source,
+    itemsAnalyzed: items.length,
+    findings: state.findings,
+    keywords: [...new Set(state.keywords)],
+  } satisfies ResearchOutput;
+}
+
+export const academicResearcher = defineTask({
+  name: 'academic-researcher',
+  input: researcherInput,
+  checkpointEvery: 3,
+  kind: 'external',
+  run: (input, ctx) => research('papers', 3, input, ctx),
+});
+
+export const githubWatcher = defineTask({
+  name: 'github-watcher',
+  input: researcherInput,
+  checkpointEvery: 2,
+  kind: 'codebase',
+  run: (input, ctx) => research('repos', 2, input, ctx),
+});
+
+export const communityListener = defineTask({
+  name: 'community-listener',
+  input: researcherInput,
+  checkpointEvery: 5,
+  kind: 'docs',
+  run: (input, ctx) => research('discussions', 5, input, ctx),
+});
+
+export const aggregator = defineTask({
+  name: 'aggregator',
+  input: z.object({ topic: z.string(), top: z.number().int().min(1).max(50).default(6) }),
+  run: async ({ topic, top }, ctx) => {
+    const outputs = Object.entries(ctx.dependencies).map(([step, d]) => ({
+      step,
+      incomplete: d.incomplete,
+      ...(d.output as ResearchOutput),
+    }));
+    const all = outputs.flatMap((o) => o.findings ?? []);
+    const claims = all
+      .filter((c) => c.kind === 'claim')
+      .sort((a, b) => b.score - a.score || a.item.localeCompare(b.item));
+    return {
+      topic,
+      sources: Object.fromEntries(outputs.map((o) => [o.source, o.itemsAnalyzed])),
+      incompleteSources: outputs.filter((o) => o.incomplete).map((o) => o.step),
+      topClaims: claims
+        .slice(0, top)
+        .map((c) => ({ score: c.score, text: c.text, from: `${c.source}/${c.item}` })),
+      gaps: all.filter((c) => c.kind === 'gap').map((c) => `${c.item}: ${c.text}`),
+      themes: sharedThemes(Object.fromEntries(outputs.map((o) => [o.source, o.keywords ?? []]))).slice(0, 8),
+      answeredPains: matchPainToEvidence(
+        all.filter((c) => c.kind === 'pain_point'),
+        claims,
+      ).slice(0, 5),
+    };
+  },
+});

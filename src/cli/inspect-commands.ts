@@ -1,0 +1,152 @@
+/** `baton ls`, `baton show` and `baton gc`: reading the store without running anything. */
+import { BatonError, isRunStatus } from '../core/index.ts';
+import type { RunRecord } from '../store/index.ts';
+import { formatDuration } from '../time/index.ts';
+import { preview, table } from './output.ts';
+import { type CommonOptions, openStore } from './run-commands.ts';
+import { describeEvent } from './view-model.ts';
+
+function took(r: RunRecord): string {
+  if (r.startedAt === null) return '';
+  return r.finishedAt === null ? 'running' : formatDuration(r.finishedAt - r.startedAt);
+}
+
+export async function lsCommand(
+  options: CommonOptions & { status?: string; limit?: string },
+): Promise<number> {
+  if (options.status !== undefined && !isRunStatus(options.status))
+    throw new BatonError(
+      'INVALID_INPUT',
+      `--status must be one of queued, running, waiting, succeeded, partial, failed, cancelled, expired, got "${options.status}"`,
+    );
+  const limit = options.limit === undefined ? 50 : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new BatonError('INVALID_INPUT', `--limit must be a positive integer, got "${options.limit}"`);
+  const store = openStore(options.db, true);
+  try {
+    const runs = await store.listRuns({
+      ...(options.status ? { status: options.status as never } : {}),
+      limit,
+    });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(runs.map(({ input: _i, output: _o, ...rest }) => rest))}\n`);
+      return 0;
+    }
+    if (runs.length === 0) {
+      process.stdout.write('no runs\n');
+      return 0;
+    }
+    const rows = [['ID', 'NAME', 'KIND', 'STATUS', 'CREATED', 'TOOK']];
+    for (const r of runs)
+      rows.push([
+        r.id,
+        r.name,
+        r.kind,
+        r.status + (r.waitReason ? `:${r.waitReason}` : ''),
+        new Date(r.createdAt).toISOString(),
+        took(r),
+      ]);
+    process.stdout.write(`${table(rows)}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function showCommand(id: string, options: CommonOptions): Promise<number> {
+  const store = openStore(options.db, true);
+  try {
+    const run = await store.getRun(id);
+    if (!run)
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+    const steps = run.kind === 'flow' ? await store.listRuns({ parentId: id, limit: 10_000 }) : [];
+    const members = [run, ...steps];
+    const events = await store.readEvents({
+      ...(run.rootId === run.id ? { rootId: id } : { runId: id }),
+      limit: 10_000,
+    });
+    const checkpoints = Object.fromEntries(
+      await Promise.all(members.map(async (m) => [m.id, await store.listCheckpoints(m.id)] as const)),
+    );
+    const partials = Object.fromEntries(
+      await Promise.all(members.map(async (m) => [m.id, await store.listPartials(m.id)] as const)),
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ run, steps, events, checkpoints, partials })}\n`);
+      return 0;
+    }
+    const out: string[] = [];
+    out.push(`${run.kind} ${run.name}  ${run.id}`);
+    out.push(
+      `status    ${run.status}${run.waitReason ? ` (waiting: ${run.waitReason})` : ''}   attempts ${run.attempt}   took ${took(run) || '-'}`,
+    );
+    if (run.budgetMs !== null)
+      out.push(
+        `budget    ${formatDuration(run.budgetMs)}${run.deadlineAt ? `, deadline ${new Date(run.deadlineAt).toISOString()}` : ''}`,
+      );
+    if (steps.length > 0) {
+      out.push('', 'steps');
+      const rows = [['STEP', 'TASK', 'STATUS', 'TRIES', 'TOOK', 'CHECKPOINTS', 'FINDINGS']];
+      for (const s of steps)
+        rows.push([
+          s.stepId ?? s.id,
+          s.name,
+          s.status,
+          String(s.attempt),
+          took(s),
+          String(checkpoints[s.id]?.length ?? 0),
+          String(partials[s.id]?.reduce((n, p) => n + p.findings.length, 0) ?? 0),
+        ]);
+      out.push(table(rows).replace(/^/gm, '  '));
+    }
+    out.push('', 'timeline');
+    const t0 = events[0]?.at ?? run.createdAt;
+    for (const e of events) {
+      const who = e.runId === id ? '' : e.runId.slice(id.length + 1) || e.runId;
+      out.push(
+        `  +${formatDuration(e.at - t0).padEnd(8)} ${who.padEnd(12)} ${e.type.padEnd(18)} ${describeEvent(e)}`,
+      );
+    }
+    const cps = members.flatMap((m) => (checkpoints[m.id] ?? []).map((c) => ({ m, c })));
+    if (cps.length > 0) {
+      out.push('', 'checkpoints');
+      for (const { m, c } of cps) {
+        const r = c.record as Record<string, unknown>;
+        const ta = r.time_assessment as { time_status?: string; remaining_seconds?: number } | undefined;
+        out.push(
+          `  ${(m.stepId ?? m.name).padEnd(12)} #${c.seq}  ${String(r.checkpoint_id ?? '')}  items ${r.items_analyzed ?? '-'}  progress ${r.progress_percentage ?? '-'}%${ta ? `  ${ta.time_status}, ${ta.remaining_seconds}s left` : ''}${c.corrupt ? '  (corrupt)' : ''}`,
+        );
+      }
+    }
+    const ps = members.flatMap((m) => (partials[m.id] ?? []).map((p) => ({ m, p })));
+    if (ps.length > 0) {
+      out.push('', 'partial findings');
+      for (const { m, p } of ps)
+        out.push(`  ${(m.stepId ?? m.name).padEnd(12)} ${preview(p.findings, 3).replace(/\n/g, ' ')}`);
+    }
+    if (run.error) out.push('', `error     ${run.error.code}: ${run.error.message}`);
+    if (run.output !== undefined)
+      out.push('', `result    ${preview(run.output, 40).replace(/\n/g, '\n          ')}`);
+    process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function gcCommand(options: CommonOptions): Promise<number> {
+  const store = openStore(options.db, true);
+  try {
+    let total = 0;
+    for (;;) {
+      const { runs } = await store.sweep();
+      total += runs;
+      if (runs === 0) break;
+    }
+    if (options.json) process.stdout.write(`${JSON.stringify({ deleted: total })}\n`);
+    else process.stdout.write(`deleted ${total} expired run(s) and everything they owned\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/** The `baton` command. */
+import { Command } from 'commander';
+import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
+import { exitCodeFor, printError } from './output.ts';
+import { resumeCommand, runCommand } from './run-commands.ts';
+
+const DEFAULT_DB = process.env.BATON_DB ?? './baton.db';
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  let json = false;
+  const program = new Command()
+    .name('baton')
+    .description('A durable, time-aware runtime for agent and LLM tool pipelines')
+    .option('--db <path>', 'the SQLite database file', DEFAULT_DB)
+    .option('--json', 'machine-readable output on stdout')
+    .showHelpAfterError()
+    .exitOverride();
+  const common = () => {
+    const o = program.opts<{ db: string; json?: boolean }>();
+    json = o.json ?? false;
+    return o;
+  };
+
+  program
+    .command('run')
+    .description('run a flow or task module (.ts/.js) or a JSON plan, here and now')
+    .argument('<file>', 'flow module or plan.json')
+    .option('--input <json>', 'input as JSON, or @file.json')
+    .option('--tasks <module>', 'module that defines the tasks a JSON plan uses (default: baton.config.ts)')
+    .option('--flow <name>', 'which flow or task of the module to run')
+    .option('--id <id>', 'your own run id')
+    .option('--budget <duration>', 'time budget, e.g. 75m')
+    .action(async (file: string, o: Record<string, string>) => {
+      code = await runCommand(file, { ...common(), ...o });
+    });
+  program
+    .command('resume')
+    .description('continue a run from its last checkpoint (or print the result of a finished one)')
+    .argument('<id>')
+    .option('--tasks <module>', 'module that defines the run’s tasks (default: the one it was started from)')
+    .action(async (id: string, o: { tasks?: string }) => {
+      code = await resumeCommand(id, { ...common(), ...o });
+    });
+  program
+    .command('ls')
+    .description('list runs, newest first')
+    .option('--status <status>', 'only runs in this status')
+    .option('--limit <n>', 'at most this many', '50')
+    .action(async (o: { status?: string; limit?: string }) => {
+      code = await lsCommand({ ...common(), ...o });
+    });
+  program
+    .command('show')
+    .description("a run's timeline: events, steps, checkpoints, partial findings, result")
+    .argument('<id>')
+    .action(async (id: string) => {
+      code = await showCommand(id, common());
+    });
+  program
+    .command('gc')
+    .description('delete runs whose time to live has passed')
+    .action(async () => {
+      code = await gcCommand(common());
+    });
+
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    const c = (err as { code?: string; exitCode?: number }).code;
+    if (typeof c === 'string' && c.startsWith('commander.')) {
+      if (c === 'commander.helpDisplayed' || c === 'commander.version' || c === 'commander.help') return 0;
+      return 2;
+    }
+    printError(err, json);
+    return exitCodeFor(err);
+  }
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*[\\/]/, ''));
+if (invokedDirectly || process.env.BATON_CLI_MAIN === '1') {
+  main(process.argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      printError(err, false);
+      process.exitCode = 70;
+    },
+  );
+}

@@ -1,0 +1,163 @@
+/** `baton run` and `baton resume`: start or continue a run here, show it live, print how it ended. */
+import { readFileSync } from 'node:fs';
+import { BatonError, isTerminal } from '../core/index.ts';
+import { type Baton, createBaton, type RunOutcome, type TaskDefinition } from '../runtime/index.ts';
+import { openSqliteStore, type SqliteStore } from '../store/index.ts';
+import { formatDuration, systemClock } from '../time/index.ts';
+import { createLiveView } from './live-view.ts';
+import { loadModule, loadRunnable } from './load-definitions.ts';
+import { ExitCode, parseJsonArg, preview } from './output.ts';
+
+export interface CommonOptions {
+  db: string;
+  json?: boolean;
+}
+
+export function openStore(db: string, mustExist: boolean): SqliteStore {
+  return openSqliteStore(db, { mustExist });
+}
+
+export interface FollowRunOptions {
+  json?: boolean;
+  /** Lines printed under the summary (e.g. what resume did). */
+  notes?: string[];
+  /** Print the run's output in the summary. @default true */
+  showOutput?: boolean;
+  /** Fold events that happened before now into the view without printing them (for resumes). @default false */
+  quietPast?: boolean;
+}
+
+/** Follows the run until it ends, showing it live (or quietly with --json), then summarizes it. */
+export async function followRun(baton: Baton, id: string, options: FollowRunOptions = {}): Promise<number> {
+  const json = options.json ?? false;
+  const tty = Boolean(process.stderr.isTTY) && !json;
+  const live = json ? undefined : createLiveView(id, { tty, now: () => baton.clock.now() });
+  const pastUntil = options.quietPast ? await lastEventId(baton, id) : 0;
+  const onSigint = () => {
+    live?.stop();
+    process.stderr.write(`\ninterrupted: handing the run back (resume it with \`baton resume ${id}\`)\n`);
+    void baton.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    for await (const e of baton.events(id)) live?.onEvent(e, e.id <= pastUntil);
+  } finally {
+    live?.stop();
+    process.removeListener('SIGINT', onSigint);
+  }
+  const outcome = await baton.result(id);
+  return summarize(outcome, json, options.notes ?? [], options.showOutput ?? true);
+}
+
+async function lastEventId(baton: Baton, id: string): Promise<number> {
+  let last = 0;
+  for (;;) {
+    const batch = await baton.store.readEvents({ rootId: id, afterId: last, limit: 10_000 });
+    if (batch.length === 0) return last;
+    last = batch.at(-1)?.id ?? last;
+  }
+}
+
+function summarize(outcome: RunOutcome, json: boolean, notes: string[], showOutput = true): number {
+  const { run } = outcome;
+  const code =
+    outcome.status === 'succeeded' || outcome.status === 'partial' ? ExitCode.ok : ExitCode.runFailed;
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ id: outcome.id, status: outcome.status, output: outcome.output ?? null, error: run.error, notes })}\n`,
+    );
+    return code;
+  }
+  const took = run.finishedAt && run.startedAt ? ` in ${formatDuration(run.finishedAt - run.startedAt)}` : '';
+  const lines = [`\nrun ${outcome.id} ${outcome.status}${took}`];
+  for (const n of notes) lines.push(`  ${n}`);
+  if (outcome.error) lines.push(`  error: ${outcome.error.message}`);
+  if (showOutput && outcome.output !== undefined)
+    lines.push(`  output: ${preview(outcome.output).replace(/\n/g, '\n  ')}`);
+  lines.push(`  see it all: baton show ${outcome.id}   (npm run baton -- show ${outcome.id})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return code;
+}
+
+export async function runCommand(
+  file: string,
+  options: CommonOptions & { input?: string; tasks?: string; flow?: string; id?: string; budget?: string },
+): Promise<number> {
+  const input =
+    options.input === undefined ? {} : parseJsonArg(options.input, '--input', (p) => readFileSync(p, 'utf8'));
+  const { what, defs } = await loadRunnable(file, options);
+  const store = openStore(options.db, false);
+  const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
+  try {
+    const run = await baton.start(what, input as never, {
+      source: defs.source ?? undefined,
+      ...(options.id ? { id: options.id } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
+    });
+    if (!options.json) process.stderr.write(`started ${run.id} on ${options.db}\n`);
+    return await followRun(baton, run.id, { json: options.json ?? false });
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}
+
+export async function resumeCommand(
+  id: string,
+  options: CommonOptions & { tasks?: string },
+): Promise<number> {
+  const store = openStore(options.db, true);
+  try {
+    const run = await store.getRun(id);
+    if (!run)
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+    const source = options.tasks ?? run.source;
+    const defs = source ? await loadModule(source) : undefined;
+    const baton = createBaton({ store, clock: systemClock, tasks: (defs?.tasks ?? []) as TaskDefinition[] });
+    try {
+      await checkTasksKnown(baton, id);
+      const resumed = await baton.resume(id, 'cli');
+      const notes = [describeAction(resumed.resumed.action)];
+      if (!options.json) process.stderr.write(`${notes[0]}\n`);
+      const after = await store.getRun(id);
+      if (after && isTerminal(after.status))
+        return summarize(await baton.result(id), options.json ?? false, notes);
+      return await followRun(baton, id, { json: options.json ?? false, notes, quietPast: true });
+    } finally {
+      await baton.close();
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function describeAction(action: string): string {
+  switch (action) {
+    case 'already_succeeded':
+      return 'the run had already succeeded: here is its stored result (nothing was run again)';
+    case 'taken_back':
+      return 'the run was held by a process that is gone: taken back, continuing from its last checkpoint';
+    case 'reopened':
+      return 'the flow was reopened: its failed steps run again from their checkpoints; finished steps are kept';
+    case 'requeued':
+      return 'the run was queued again and continues from its last checkpoint';
+    default:
+      return 'continuing the run';
+  }
+}
+
+/** A run whose tasks this process does not know would wait forever: say so instead. */
+async function checkTasksKnown(baton: Baton, id: string): Promise<void> {
+  const run = await baton.getRun(id);
+  if (!run) return;
+  const runs = run.kind === 'flow' ? await baton.listRuns({ parentId: id, limit: 10_000 }) : [run];
+  const missing = [...new Set(runs.filter((r) => r.status !== 'succeeded').map((r) => r.name))].filter(
+    (n) => !baton.internals.tasks.has(n),
+  );
+  if (missing.length > 0)
+    throw new BatonError(
+      'TASK_NOT_FOUND',
+      `run ${id} needs task(s) ${missing.join(', ')}, which no loaded module defines; pass --tasks <module>`,
+      { data: { missing } },
+    );
+}
