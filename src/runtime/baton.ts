@@ -17,7 +17,7 @@ import type { TaskDefinition } from './define-task.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
 import { type ResumeResult, resumeRun } from './resume-run.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
-import { type FollowOptions, followEvents, requireRun, waitForTerminal } from './watch-run.ts';
+import { type FollowOptions, followEvents, requireRun, TerminalWatcher } from './watch-run.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 
 export interface BatonOptions {
@@ -62,6 +62,7 @@ export class Baton implements AsyncDisposable {
   private readonly engine: Engine;
   private readonly pollMs: number;
   private readonly ownsStore: boolean;
+  private readonly watcher: TerminalWatcher;
   private started: Promise<void> | undefined;
   private closed = false;
 
@@ -82,6 +83,7 @@ export class Baton implements AsyncDisposable {
       ttlMs: options.ttl === undefined ? DEFAULT_TTL_MS : parseDuration(options.ttl, 'ttl'),
     };
     for (const t of options.tasks ?? []) this.engine.tasks.register(t);
+    this.watcher = new TerminalWatcher(this.engine, this.pollMs);
     this.worker =
       options.worker === false
         ? undefined
@@ -137,7 +139,7 @@ export class Baton implements AsyncDisposable {
   }
 
   async result<O = unknown>(id: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome<O>> {
-    const run = await waitForTerminal(this.engine, id, this.pollMs, options.signal);
+    const run = await this.watcher.wait(id, options.signal);
     return {
       id,
       status: run.status,

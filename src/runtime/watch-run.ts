@@ -20,50 +20,98 @@ export async function requireRun(engine: Engine, id: string): Promise<RunRecord>
   return run;
 }
 
-/** Resolves with the run once it is in a terminal state. */
-export async function waitForTerminal(
-  engine: Engine,
-  id: string,
-  pollMs: number,
-  signal?: AbortSignal,
-): Promise<RunRecord> {
-  const first = await requireRun(engine, id);
-  if (isTerminal(first.status)) return first;
-  return new Promise<RunRecord>((resolve, reject) => {
-    let timer: ReturnType<Engine['clock']['setTimer']> | undefined;
-    let done = false;
-    const finish = (run: RunRecord | undefined, error?: unknown) => {
-      if (done) return;
-      done = true;
-      unsubscribe();
-      engine.clock.clearTimer(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (error !== undefined) reject(error);
-      else resolve(run as RunRecord);
-    };
-    const check = () => {
-      engine.store.getRun(id).then(
-        (run) => {
-          if (!run) finish(undefined, new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
-          else if (isTerminal(run.status)) finish(run);
-        },
-        (err: unknown) => finish(undefined, err),
-      );
-    };
-    const poll = () => {
-      timer = engine.clock.setTimer(pollMs, () => {
-        check();
-        if (!done) poll();
-      });
-    };
-    const unsubscribe = engine.store.onEvents((events) => {
-      if (events.some((e) => e.runId === id && TERMINAL_EVENTS.has(e.type))) check();
+/**
+ * Waits for runs to end. One store listener serves every waiter (thousands of HTTP requests may
+ * wait at once); a single poll on the injected clock catches ends written by other processes.
+ */
+export class TerminalWatcher {
+  private readonly waiters = new Map<string, Set<(run: RunRecord | undefined, error?: unknown) => void>>();
+  private unsubscribe: (() => void) | undefined;
+  private timer: ReturnType<Engine['clock']['setTimer']> | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly pollMs: number,
+  ) {}
+
+  async wait(id: string, signal?: AbortSignal): Promise<RunRecord> {
+    const first = await requireRun(this.engine, id);
+    if (isTerminal(first.status)) return first;
+    signal?.throwIfAborted();
+    return new Promise<RunRecord>((resolve, reject) => {
+      const waiter = (run: RunRecord | undefined, error?: unknown) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (error !== undefined || !run)
+          reject(error ?? new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
+        else resolve(run);
+      };
+      const onAbort = () => {
+        this.remove(id, waiter);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.add(id, waiter);
+      // The run may have ended between the first read and the subscription.
+      this.check([id]);
     });
-    const onAbort = () => finish(undefined, signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    poll();
-    check();
-  });
+  }
+
+  private add(id: string, waiter: (run: RunRecord | undefined, error?: unknown) => void): void {
+    let set = this.waiters.get(id);
+    if (!set) this.waiters.set(id, (set = new Set()));
+    set.add(waiter);
+    this.unsubscribe ??= this.engine.store.onEvents((events) => {
+      const ended = events
+        .filter((e) => TERMINAL_EVENTS.has(e.type) && this.waiters.has(e.runId))
+        .map((e) => e.runId);
+      if (ended.length > 0) this.check(ended);
+    });
+    if (!this.timer) this.armPoll();
+  }
+
+  private remove(id: string, waiter: (run: RunRecord | undefined, error?: unknown) => void): void {
+    const set = this.waiters.get(id);
+    set?.delete(waiter);
+    if (set?.size === 0) this.waiters.delete(id);
+    if (this.waiters.size === 0) this.idle();
+  }
+
+  private idle(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.engine.clock.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+
+  private armPoll(): void {
+    this.timer = this.engine.clock.setTimer(this.pollMs, () => {
+      this.timer = undefined;
+      this.check([...this.waiters.keys()]);
+      if (this.waiters.size > 0) this.armPoll();
+    });
+  }
+
+  private check(ids: readonly string[]): void {
+    for (const id of new Set(ids)) {
+      this.engine.store.getRun(id).then(
+        (run) => {
+          if (run && !isTerminal(run.status)) return;
+          const set = this.waiters.get(id);
+          if (!set) return;
+          this.waiters.delete(id);
+          for (const w of set)
+            w(run, run ? undefined : new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
+          if (this.waiters.size === 0) this.idle();
+        },
+        (err: unknown) => {
+          const set = this.waiters.get(id);
+          this.waiters.delete(id);
+          for (const w of set ?? []) w(undefined, err);
+          if (this.waiters.size === 0) this.idle();
+        },
+      );
+    }
+  }
 }
 
 export interface FollowOptions {
