@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../src/index.ts';
+import { TSX_LOADER } from './tsx-loader.ts';
 
 const RUNS = 200;
 const KILLS = 6;
@@ -27,7 +28,7 @@ afterAll(() => {
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'crash', 'worker.ts'), db, log, '8'],
+    ['--import', TSX_LOADER, join(import.meta.dirname, 'crash', 'worker.ts'), db, log, '8'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   children.add(child);
@@ -97,13 +98,19 @@ describe('crash recovery with real processes', () => {
     const checkpoints = new Map<string, number[]>();
     for (let i = 0; i < RUNS; i++) {
       const id = `crash-${String(i).padStart(3, '0')}`;
-      checkpoints.set(id, (await setup.listCheckpoints(id)).map((c) => c.seq));
+      checkpoints.set(
+        id,
+        (await setup.listCheckpoints(id)).map((c) => c.seq),
+      );
     }
     steady.kill('SIGTERM');
     victim.kill('SIGTERM');
     await setup.close();
 
-    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     const killedPids = new Set(lines.filter((l) => l[0] === 'killed').map((l) => l[1]));
     expect(killedPids.size).toBe(kills);
     // The kills hit real work: some runs were taken back from a dead worker and resumed.
@@ -118,7 +125,8 @@ describe('crash recovery with real processes', () => {
       const [kind, run, a, b, c] = l;
       switch (kind) {
         case 'exec':
-          if (committedAt.has(`${run} ${a}`)) problems.push(`step ${a} of ${run} ran again at line ${at} after it committed`);
+          if (committedAt.has(`${run} ${a}`))
+            problems.push(`step ${a} of ${run} ran again at line ${at} after it committed`);
           break;
         case 'committed':
           if (!committedAt.has(`${run} ${a}`)) committedAt.set(`${run} ${a}`, at);
@@ -132,18 +140,29 @@ describe('crash recovery with real processes', () => {
         case 'begin': {
           const from = Number(c);
           if (from < (lastCheckpointed.get(run as string) ?? 0))
-            problems.push(`${run} resumed from item ${from} at line ${at}, but a checkpoint at ${lastCheckpointed.get(run as string)} had committed`);
+            problems.push(
+              `${run} resumed from item ${from} at line ${at}, but a checkpoint at ${lastCheckpointed.get(run as string)} had committed`,
+            );
           const holders = (open.get(run as string) ?? []).filter((h) => h.pid !== a);
           if (holders.length > 0)
-            problems.push(`${run} began on ${a} at line ${at} while ${holders.map((h) => h.pid).join(',')} still ran it`);
+            problems.push(
+              `${run} began on ${a} at line ${at} while ${holders.map((h) => h.pid).join(',')} still ran it`,
+            );
           open.set(run as string, [...(open.get(run as string) ?? []), { pid: a as string, at }]);
           break;
         }
         case 'end':
-          open.set(run as string, (open.get(run as string) ?? []).filter((h) => h.pid !== a));
+          open.set(
+            run as string,
+            (open.get(run as string) ?? []).filter((h) => h.pid !== a),
+          );
           break;
         case 'killed':
-          for (const [r, hs] of open) open.set(r, hs.filter((h) => h.pid !== run));
+          for (const [r, hs] of open)
+            open.set(
+              r,
+              hs.filter((h) => h.pid !== run),
+            );
           break;
       }
     });

@@ -42,7 +42,11 @@ const work = defineTask({
 });
 
 const store = openSqliteStore(db);
-const baton = createBaton({ store, tasks: [work], worker: { concurrency: Number(concurrency), leaseMs: 2_000, pollMs: 50 } });
+const baton = createBaton({
+  store,
+  tasks: [work],
+  worker: { concurrency: Number(concurrency), leaseMs: 2_000, pollMs: 50 },
+});
 await baton.ready();
 write(`ready ${pid}`);
 process.on('SIGTERM', () => {

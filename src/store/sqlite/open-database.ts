@@ -35,10 +35,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+    // Look before touching: switching to WAL rewrites the header of someone else's database.
+    checkIsBaton(db, path);
     if (!isMemory) db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma('foreign_keys = OFF');
-    checkIsBaton(db, path);
     migrate(db);
     return db;
   } catch (err) {

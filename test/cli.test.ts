@@ -1,0 +1,196 @@
+/**
+ * The CLI as a user types it, in real processes: a JSON plan runs to the end, and every kind of
+ * bad input gets a clear error, exit code 2, and leaves the database exactly as it was.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TSX_LOADER } from './tsx-loader.ts';
+
+const root = join(import.meta.dirname, '..');
+const dir = mkdtempSync(join(tmpdir(), 'baton-cli-'));
+const db = join(dir, 'baton.db');
+const tasks = join(import.meta.dirname, 'fixtures', 'tasks.ts');
+
+function baton(...args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', TSX_LOADER, join(root, 'src/cli/main.ts'), ...args], {
+    cwd: dir,
+    env: { ...process.env, BATON_CLI_MAIN: '1', NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function plan(name: string, body: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+  return path;
+}
+
+/** The database's content (checkpoint the WAL first so the file holds everything). */
+function fingerprint(): string {
+  const d = new Database(db);
+  d.pragma('wal_checkpoint(TRUNCATE)');
+  const rows = ['runs', 'steps', 'checkpoints', 'events'].map((t) =>
+    JSON.stringify(d.prepare(`SELECT * FROM ${t}`).all()),
+  );
+  d.close();
+  return createHash('sha256').update(rows.join('\n')).digest('hex');
+}
+
+let firstRun = '';
+beforeAll(() => {
+  const ok = plan('ok.json', {
+    plan: {
+      steps: [
+        { aiName: 'double', draftArgs: { n: 2 } },
+        { aiName: 'double', draftArgs: { n: 10 }, dependsOn: [0] },
+      ],
+    },
+  });
+  const r = baton('--db', db, 'run', ok, '--tasks', tasks, '--json');
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  const result = JSON.parse(r.out) as { id: string; status: string; output: Record<string, number> };
+  expect(result).toMatchObject({ status: 'succeeded', output: { '0': 4, '1': 24 } });
+  firstRun = result.id;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('baton CLI', () => {
+  it('lists, shows and re-resumes a finished run', () => {
+    const ls = baton('--db', db, 'ls', '--status', 'succeeded');
+    expect(ls.code).toBe(0);
+    expect(ls.out).toContain(firstRun);
+    const show = baton('--db', db, 'show', firstRun);
+    expect(show.code).toBe(0);
+    expect(show.out).toMatch(/timeline[\s\S]*run:succeeded/);
+    const resume = baton('--db', db, 'resume', firstRun, '--json');
+    expect(resume.code).toBe(0);
+    expect(JSON.parse(resume.out)).toMatchObject({
+      status: 'succeeded',
+      notes: [expect.stringMatching(/already succeeded/)],
+    });
+  });
+
+  const bad: Array<[string, () => string[], RegExp]> = [
+    [
+      'an unknown task name',
+      () => ['run', plan('unknown.json', { steps: [{ aiName: 'triple', draftArgs: {} }] }), '--tasks', tasks],
+      /unknown task "triple"/,
+    ],
+    [
+      'an input failing its schema (naming the field)',
+      () => [
+        'run',
+        plan('badinput.json', { steps: [{ aiName: 'double', draftArgs: { n: 'two' } }] }),
+        '--tasks',
+        tasks,
+      ],
+      /input\.n: .*expected number/,
+    ],
+    [
+      'a plan with a cycle (naming it)',
+      () => [
+        'run',
+        plan('cycle.json', {
+          steps: [
+            { id: 'a', task: 'double', input: { n: 1 }, dependsOn: ['b'] },
+            { id: 'b', task: 'double', input: { n: 1 }, dependsOn: ['a'] },
+          ],
+        }),
+        '--tasks',
+        tasks,
+      ],
+      /cycle: a → b → a/,
+    ],
+    [
+      'a dependsOn pointing nowhere',
+      () => [
+        'run',
+        plan('dangling.json', {
+          plan: { steps: [{ aiName: 'double', draftArgs: { n: 1 }, dependsOn: [5] }] },
+        }),
+        '--tasks',
+        tasks,
+      ],
+      /dependsOn\[0\] points to 5/,
+    ],
+    [
+      'a plan file that is not JSON',
+      () => ['run', plan('broken.json', '{"plan": {"steps": ['), '--tasks', tasks],
+      /not valid JSON/,
+    ],
+    ['a resume of an unknown id', () => ['resume', 'run_DOES_NOT_EXIST'], /RUN_NOT_FOUND/],
+    ['an unknown --status', () => ['ls', '--status', 'sleeping'], /--status must be one of/],
+    [
+      'an --input that is not JSON',
+      () => [
+        'run',
+        plan('ok2.json', { steps: [{ aiName: 'double', draftArgs: { n: 1 } }] }),
+        '--tasks',
+        tasks,
+        '--input',
+        '{n:',
+      ],
+      /--input is not valid JSON/,
+    ],
+  ];
+  it.each(bad)('refuses %s with exit code 2 and leaves the store untouched', (_name, args, message) => {
+    const before = fingerprint();
+    const r = baton('--db', db, ...args());
+    expect(r.err).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(fingerprint()).toBe(before);
+  });
+
+  it('reports every problem of a plan at once, each with its step', () => {
+    const r = baton(
+      '--db',
+      db,
+      'run',
+      plan('many.json', {
+        steps: [
+          { id: 'a', task: 'double', input: { n: 'x' } },
+          { id: 'b', task: 'nope', dependsOn: ['zz'] },
+        ],
+      }),
+      '--tasks',
+      tasks,
+    );
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/3 problem\(s\)/);
+    expect(r.err).toMatch(/\[step a\] input\.n/);
+    expect(r.err).toMatch(/\[step b\] .*points to "zz"/);
+    expect(r.err).toMatch(/\[step b\] step "b" uses unknown task "nope"/);
+  });
+
+  it('refuses a --db that is not a Baton database, or is corrupted, without changing it', () => {
+    const foreign = join(dir, 'foreign.db');
+    const d = new Database(foreign);
+    d.exec(
+      'CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices VALUES (1, 9.5)',
+    );
+    d.close();
+    const corrupt = join(dir, 'corrupt.db');
+    writeFileSync(corrupt, Buffer.from('not sqlite at all, just some bytes '.repeat(200)));
+    for (const [path, code] of [
+      [foreign, 'STORE_INVALID'],
+      [corrupt, 'STORE_CORRUPT'],
+    ] as const) {
+      const before = readFileSync(path);
+      const r = baton('--db', path, 'ls');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(code);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    }
+    expect(existsSync(join(dir, 'missing.db'))).toBe(false);
+    expect(baton('--db', join(dir, 'missing.db'), 'show', 'x').code).toBe(2);
+    expect(existsSync(join(dir, 'missing.db'))).toBe(false);
+  });
+});
