@@ -70,7 +70,7 @@ if (crashAt !== undefined) {
         `\n💥 simulating a crash: SIGKILL at ${Math.round((done / TOTAL_ITEMS) * 100)}% of the items read.`,
       );
       say(
-        '   Run `npm start` again (or `npm run baton -- resume ' + id + '`) to finish from the checkpoints.',
+        `   Run \`npm start\` again (or \`npm run baton -- resume ${id}\`) to finish from the checkpoints.`,
       );
       process.kill(process.pid, 'SIGKILL');
     }

@@ -57,8 +57,8 @@ export class TerminalWatcher {
   }
 
   private add(id: string, waiter: (run: RunRecord | undefined, error?: unknown) => void): void {
-    let set = this.waiters.get(id);
-    if (!set) this.waiters.set(id, (set = new Set()));
+    const set = this.waiters.get(id) ?? new Set();
+    this.waiters.set(id, set);
     set.add(waiter);
     this.unsubscribe ??= this.engine.store.onEvents((events) => {
       const ended = events
