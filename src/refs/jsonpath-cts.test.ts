@@ -11,9 +11,11 @@
  * cover as valid cases; its leading-zero cases (`01`, `00` in filters, `01`/`-01` in indices and
  * slices) must still be rejected, and are, because they run here like every other case.
  */
+
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { conformancePath } from '../../test/shared-dir.ts';
 import { ManualClock } from '../time/index.ts';
 import { JsonPathEvaluator } from './jsonpath-query.ts';
 import { createResolver } from './resolver.ts';
@@ -27,7 +29,7 @@ interface CtsCase {
   invalid_selector?: boolean;
 }
 
-const ctsPath = path.resolve(import.meta.dirname, '../../../shared/conformance/jsonpath/cts.json');
+const ctsPath = conformancePath('jsonpath', 'cts.json');
 const cases = (JSON.parse(readFileSync(ctsPath, 'utf8')) as { tests: CtsCase[] }).tests;
 
 const current = { document: undefined as unknown };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { conformancePath } from '../../test/shared-dir.ts';
 import { parseSchedule } from './index.ts';
 
 /**
@@ -9,7 +10,7 @@ import { parseSchedule } from './index.ts';
  * reference and expected values are floating wall-clock times, so both are read in one fixed zone.
  */
 
-const DIR = resolve(import.meta.dirname, '../../../shared/conformance/datetime');
+const DIR = conformancePath('datetime');
 const ZONE = 'Asia/Shanghai';
 // The corpora span years between reference and answer; the horizon is not what they test.
 const HORIZON_MS = 100 * 366 * 86_400_000;
