@@ -1,0 +1,262 @@
+/**
+ * Benchmarks of src/context against floors measured in the same run:
+ * - tokens.mb_per_s: counting 1 MB of mixed English/Chinese prose, cold (fresh text, empty planner
+ *   cache, gpt-tokenizer's merge cache cleared); median of 3 texts.
+ * - tokens.floor_mb_per_s: o200k_base's own pre-tokenization regex alone over the same text. BPE
+ *   starts with this split, so a JavaScript counter cannot beat it; the gap is the merge work.
+ * - tokens.utf8_encode_mb_per_s: `TextEncoder` over the same text — touching every byte once (a
+ *   much lower floor, for scale).
+ * - tokens.cache_hit_ms / tokens.cache_speedup: counting the same 1 MB again (SHA-256 + LRU lookup).
+ * - tokens.object_*: a 45,000-token object counted first, again (WeakMap hit), and as an equal copy
+ *   (stringify + SHA-256 + LRU hit; the copy's cloning is inside the timing, so this is an upper bound).
+ * - context.plan_protocol_example_ms: protocol 002 §7.2 — inputs of exactly 45000 / 8000 / 35000 /
+ *   5000 / 2000 tokens (95,000) planned into Knowledge_Vault's 82,800 with every input sent in full,
+ *   so §6.3 trimming runs and summarizes; a fresh planner per run and gpt-tokenizer's merge cache
+ *   cleared (nothing counted before); median of 5.
+ *   The report's arithmetic is verified on every run, and the bench throws if it does not hold.
+ * - context.plan_protocol_example_defaults_ms: the same inputs under the default tables (references).
+ * - context.plan_protocol_example_warm_ms: the trimming case again on one planner (counts cached).
+ */
+
+import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import {
+  type ContextInput,
+  type ContextPlan,
+  type ContextPlanner,
+  checkContextReport,
+  createContextPlanner,
+} from '../src/context/index.ts';
+import { type BenchMetric, median } from './_stats.ts';
+
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const COMMON_EN =
+  'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no will more what about up out them into can other than then its some time only could new these two may first any like now my such over most made after also did many before must through years where much your way well down should because each just those how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(
+    ' ',
+  );
+const SYLLABLES =
+  'ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo ga ge go la le li lo lu ma me mi mo mu na ne ni no pa pe pi po ra re ri ro ru sa se si so ta te ti to tu va ve vi za zo tion ment ing er est al ly ous ive'.split(
+    ' ',
+  );
+const COMMON_ZH =
+  '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质'.split(
+    '',
+  );
+
+function sentenceMaker(seed: number) {
+  const next = random(seed);
+  const word = () => {
+    // Zipf-like: common words most of the time, invented words (a long tail) otherwise.
+    if (next() < 0.7) return COMMON_EN[Math.floor(next() ** 2 * COMMON_EN.length)]!;
+    const n = 2 + Math.floor(next() * 3);
+    return Array.from({ length: n }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join('');
+  };
+  return () => {
+    if (next() < 0.4) {
+      const n = 12 + Math.floor(next() * 30);
+      return `${Array.from({ length: n }, () => COMMON_ZH[Math.floor(next() ** 1.5 * COMMON_ZH.length)]).join('')}${next() < 0.2 ? '，' : ''}${next() < 0.9 ? '。' : '？'}`;
+    }
+    const n = 6 + Math.floor(next() * 18);
+    const s = Array.from({ length: n }, word).join(' ');
+    const num = next() < 0.15 ? ` ${Math.floor(next() * 1000)}` : '';
+    return `${s[0]!.toUpperCase()}${s.slice(1)}${num}${next() < 0.1 ? '?' : '.'}`;
+  };
+}
+
+/** About `bytes` of UTF-8 prose, in paragraphs. */
+export function mixedText(bytes: number, seed: number): string {
+  const sentence = sentenceMaker(seed);
+  const next = random(seed + 1);
+  const parts: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const s = sentence() + (next() < 0.15 ? '\n\n' : ' ');
+    parts.push(s);
+    size += Buffer.byteLength(s);
+  }
+  return parts.join('');
+}
+
+async function timed<T>(fn: () => T | Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
+/** Pads `build` with single-token words until it counts exactly `target` tokens. */
+function exactly<T>(count: (v: T) => number, target: number, build: (pad: string) => T): T {
+  let k = 0;
+  for (let i = 0; i < 40; i++) {
+    const v = build(' a'.repeat(k));
+    const c = count(v);
+    if (c === target) return v;
+    k = Math.max(0, k + target - c);
+  }
+  throw new Error(`bench fixture: cannot reach ${target} tokens`);
+}
+
+const TYPES = ['claim', 'evidence', 'methodology', 'background', 'citation'];
+function atoms(planner: ContextPlanner, target: number, prefix: string, seed: number) {
+  const sentence = sentenceMaker(seed);
+  const list: Array<Record<string, unknown>> = [];
+  let estimate = 0;
+  while (estimate < target - 600) {
+    const atom = {
+      atom_id: `${prefix}_${String(list.length).padStart(3, '0')}`,
+      atom_type: TYPES[list.length % TYPES.length],
+      content: Array.from({ length: 8 }, sentence).join(' '),
+      confidence: Math.round((0.5 + (list.length % 50) / 100) * 100) / 100,
+    };
+    list.push(atom);
+    estimate += planner.countTokens(atom) + 1;
+  }
+  const last = list.pop()!;
+  return exactly(
+    (v) => planner.countTokens(v),
+    target,
+    (pad) => [...list, { ...last, content: `${last.content}${pad}` }],
+  );
+}
+function text(planner: ContextPlanner, target: number, seed: number) {
+  const sentence = sentenceMaker(seed);
+  let t = '';
+  let estimate = 0;
+  while (estimate < target - 200) {
+    const s = `${sentence()} `;
+    estimate += planner.countTokens(s);
+    t += s;
+  }
+  while (planner.countTokens(t) > target) t = t.slice(0, Math.floor(t.length * 0.97));
+  return exactly(
+    (v: string) => planner.countTokens(v),
+    target,
+    (pad) => t.trimEnd() + pad,
+  );
+}
+
+function protocolExample(planner: ContextPlanner): ContextInput[] {
+  return [
+    {
+      name: 'scholar_output',
+      value: atoms(planner, 45_000, 'sch', 11),
+      priority: 1,
+      refInfo: { ref_type: 'task_output', task_id: 'task_scholar_001', path: '$.atoms' },
+    },
+    {
+      name: 'validator_output',
+      value: atoms(planner, 8_000, 'val', 12),
+      priority: 1,
+      refInfo: { ref_type: 'task_output', task_id: 'task_validator_001', path: '$.validation_results' },
+    },
+    {
+      name: 'db_query_result',
+      value: atoms(planner, 35_000, 'db', 13),
+      priority: 2,
+      refInfo: { ref_type: 'db_query', table: 'knowledge_atoms', limit: 100 },
+    },
+    { name: 'system_prompt', value: text(planner, 5_000, 14), dataType: 'system_prompt' },
+    { name: 'task_instructions', value: text(planner, 2_000, 15), dataType: 'instruction' },
+  ];
+}
+
+function verify(plan: ContextPlan, label: string): void {
+  const cm = plan.report.context_management;
+  const problems = checkContextReport(plan.report);
+  if (cm.total_tokens !== 95_000) problems.push(`total_tokens ${cm.total_tokens} ≠ 95000`);
+  if (cm.context_limit !== 82_800) problems.push(`context_limit ${cm.context_limit} ≠ 82800`);
+  if (cm.overflow !== 12_200) problems.push(`overflow ${cm.overflow} ≠ 12200`);
+  if (!cm.resolution.within_limit || cm.resolution.final_tokens > 82_800)
+    problems.push(`final ${cm.resolution.final_tokens} not within 82800`);
+  const planned = plan.inputs.reduce((s, i) => s + i.tokens, 0);
+  if (planned !== cm.resolution.final_tokens)
+    problems.push(`Σ planned inputs ${planned} ≠ final_tokens ${cm.resolution.final_tokens}`);
+  if (problems.length > 0)
+    throw new Error(`context bench (${label}): report arithmetic does not hold: ${problems.join('; ')}`);
+}
+
+export default async function bench(): Promise<BenchMetric[]> {
+  const metrics: BenchMetric[] = [];
+  const MB = 1_000_000;
+
+  // Token counting, cold, against two floors on the same text.
+  const cold: number[] = [];
+  const encoder: number[] = [];
+  const split: number[] = [];
+  let hitMs = 0;
+  let tokensPerS = 0;
+  for (const seed of [1, 2, 3]) {
+    const sample = mixedText(MB, seed);
+    const bytes = Buffer.byteLength(sample);
+    const planner = await createContextPlanner();
+    clearMergeCache();
+    const count = await timed(() => planner.countTokens(sample));
+    cold.push(bytes / MB / (count.ms / 1000));
+    tokensPerS = count.value / (count.ms / 1000);
+    hitMs = (await timed(() => planner.countTokens(sample))).ms;
+    encoder.push(bytes / MB / ((await timed(() => new TextEncoder().encode(sample))).ms / 1000));
+    split.push(
+      bytes / MB / ((await timed(() => sample.match(O200K_TOKEN_SPLIT_REGEX)?.length ?? 0)).ms / 1000),
+    );
+  }
+  const coldMbps = median(cold);
+  metrics.push({ metric: 'tokens.mb_per_s', value: coldMbps, unit: 'MB/s' });
+  metrics.push({ metric: 'tokens.tokens_per_s', value: tokensPerS, unit: 'tokens/s' });
+  metrics.push({ metric: 'tokens.floor_mb_per_s', value: median(split), unit: 'MB/s' });
+  metrics.push({ metric: 'tokens.utf8_encode_mb_per_s', value: median(encoder), unit: 'MB/s' });
+  metrics.push({ metric: 'tokens.cache_hit_ms', value: hitMs, unit: 'ms' });
+  metrics.push({ metric: 'tokens.cache_speedup', value: 1000 / coldMbps / hitMs, unit: 'x' });
+
+  // The §7.2 example, end to end.
+  const fixturePlanner = await createContextPlanner();
+  const inputs = protocolExample(fixturePlanner);
+
+  // What the object caches save on a 45,000-token value: identity (WeakMap) and an equal copy
+  // (JSON text → SHA-256 → LRU), against counting it afresh.
+  const scholar = inputs[0]!.value;
+  const objects = await createContextPlanner();
+  clearMergeCache();
+  const first = (await timed(() => objects.countTokens(scholar))).ms;
+  const identity =
+    (
+      await timed(() => {
+        for (let i = 0; i < 1000; i++) objects.countTokens(scholar);
+      })
+    ).ms / 1000;
+  const copy = (await timed(() => objects.countTokens(structuredClone(scholar)))).ms;
+  metrics.push({ metric: 'tokens.object_first_count_ms', value: first, unit: 'ms' });
+  metrics.push({ metric: 'tokens.object_identity_hit_us', value: identity * 1000, unit: 'µs' });
+  metrics.push({ metric: 'tokens.object_copy_hit_ms', value: copy, unit: 'ms' });
+  const request = { taskId: 'task_vault_001', agent: 'Knowledge_Vault', inputs };
+  for (const [metric, transferConfig] of [
+    ['context.plan_protocol_example_ms', { mode: 'full' as const }],
+    ['context.plan_protocol_example_defaults_ms', undefined],
+  ] as const) {
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const planner = await createContextPlanner();
+      clearMergeCache();
+      const { ms, value } = await timed(() =>
+        planner.planContext({ ...request, ...(transferConfig ? { transferConfig } : {}) }),
+      );
+      verify(value, metric);
+      runs.push(ms);
+    }
+    metrics.push({ metric, value: median(runs), unit: 'ms' });
+  }
+  const warm = await createContextPlanner();
+  await warm.planContext({ ...request, transferConfig: { mode: 'full' } });
+  const warmRuns: number[] = [];
+  for (let i = 0; i < 5; i++)
+    warmRuns.push((await timed(() => warm.planContext({ ...request, transferConfig: { mode: 'full' } }))).ms);
+  metrics.push({ metric: 'context.plan_protocol_example_warm_ms', value: median(warmRuns), unit: 'ms' });
+  return metrics;
+}

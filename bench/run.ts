@@ -1,0 +1,207 @@
+/**
+ * `npm run bench [-- name…]`: runs every `bench/*.ts` module (except this one and `_` helpers) one
+ * after the other, or only those whose file name contains one of the arguments. Prints the machine
+ * first (the machine is shared and noisy), then one table: each metric, its target if it has one,
+ * its ratio to a floor measured in the same run, and PASS/MISS. A MISS is information, not a
+ * failure — benchmarks are not tests; a module that throws is, and makes the exit code 1.
+ * Every metric of the run is written to bench/results/latest.json.
+ *
+ * A module: `export default async function bench(): Promise<Array<{ metric, value, unit }>>`, and
+ * optionally `export const peers: string[]`, notes about other systems printed under the table.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchMetric } from './_stats.ts';
+import { formatTable, type Row } from './_table.ts';
+
+type Comparison = '<' | '<=' | '>=';
+
+/** A target is a fixed number, or a multiple of a floor metric measured in the same run. */
+type Target = { op: Comparison; value: number } | { op: Comparison; factor: number; of: string };
+
+/** The targets of the project, in one place. Metrics that a run does not produce are simply absent. */
+const TARGETS: Readonly<Record<string, Target>> = {
+  'step.durable_overhead_ms': { op: '<=', factor: 2, of: 'sqlite.commit_floor_ms' },
+  'runs.throughput_c50_per_s': { op: '>=', value: 5_000 },
+  'budget.assess_ns': { op: '<', value: 2_000 },
+  'timeout.detect_lateness_p99_ms': { op: '<=', value: 10 },
+  'http.resume_p99_ms': { op: '<=', value: 10 },
+  'delivery.lateness_p99_ms': { op: '<=', value: 20 },
+};
+
+/**
+ * Floors that do not follow the naming convention. By convention a metric with a `floor` word in its
+ * name is the floor of the metric without it (budget.assess_floor_ns → budget.assess_ns,
+ * tokens.floor_mb_per_s → tokens.mb_per_s), so most modules need no entry here.
+ */
+const FLOORS: Readonly<Record<string, string>> = {
+  'step.durable_overhead_ms': 'sqlite.commit_floor_ms',
+  'checkpoint.overhead_ms': 'sqlite.commit_floor_ms',
+};
+
+const BENCH_DIR = import.meta.dirname;
+const RESULTS = join(BENCH_DIR, 'results', 'latest.json');
+
+function machineInfo(): string[] {
+  const cpu = cpus();
+  const [l1, l5, l15] = loadavg().map((l) => l.toFixed(2));
+  return [
+    `node ${process.version} on ${process.platform}/${process.arch}`,
+    `cpu: ${cpu[0]?.model ?? 'unknown'} × ${cpu.length}, memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `load average: ${l1} ${l5} ${l15} (1, 5, 15 min)`,
+  ];
+}
+
+function benchFiles(filters: readonly string[]): string[] {
+  const all = readdirSync(BENCH_DIR)
+    .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_') && !f.endsWith('.d.ts'))
+    .sort();
+  if (filters.length === 0) return all;
+  return all.filter((f) => filters.some((arg) => f.slice(0, -3).includes(arg)));
+}
+
+function isMetric(m: unknown): m is BenchMetric {
+  const x = m as BenchMetric;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.metric === 'string' &&
+    typeof x.unit === 'string' &&
+    typeof x.value === 'number' &&
+    Number.isFinite(x.value)
+  );
+}
+
+async function runModule(file: string): Promise<{ metrics: BenchMetric[]; peers: string[] }> {
+  const mod = (await import(pathToFileURL(join(BENCH_DIR, file)).href)) as {
+    default?: unknown;
+    peers?: unknown;
+  };
+  if (typeof mod.default !== 'function')
+    throw new Error(`${file} has no default export \`async function bench()\``);
+  const metrics: unknown = await (mod.default as () => unknown)();
+  if (!Array.isArray(metrics)) throw new Error(`${file}'s bench() returned ${typeof metrics}, not an array`);
+  const bad = metrics.find((m) => !isMetric(m));
+  if (bad !== undefined)
+    throw new Error(
+      `${file}'s bench() returned a bad metric (${String((bad as BenchMetric)?.metric)} = ${String((bad as BenchMetric)?.value)}); expected { metric: string, value: finite number, unit: string }`,
+    );
+  const peers = Array.isArray(mod.peers) ? mod.peers.filter((p): p is string => typeof p === 'string') : [];
+  return { metrics: metrics as BenchMetric[], peers };
+}
+
+function floorOf(metric: string, values: ReadonlyMap<string, number>): string | undefined {
+  const explicit = FLOORS[metric];
+  if (explicit !== undefined) return values.has(explicit) ? explicit : undefined;
+  for (const name of values.keys()) if (name !== metric && withoutFloor(name) === metric) return name;
+  return undefined;
+}
+
+/** `budget.assess_floor_ns` → `budget.assess_ns`, `tokens.floor_mb_per_s` → `tokens.mb_per_s`. */
+function withoutFloor(name: string): string | undefined {
+  const stripped = name.replace(/([._])floor_/, '$1').replace(/_floor$/, '');
+  return stripped === name ? undefined : stripped;
+}
+
+function compare(value: number, op: Comparison, bound: number): boolean {
+  return op === '<' ? value < bound : op === '<=' ? value <= bound : value >= bound;
+}
+
+function fmt(n: number): string {
+  if (Number.isInteger(n) || Math.abs(n) >= 1_000) return Math.round(n).toLocaleString('en-US');
+  return Math.abs(n) >= 100 ? n.toFixed(1) : Number(n.toPrecision(4)).toString();
+}
+
+function toRow(m: BenchMetric, values: ReadonlyMap<string, number>): Row {
+  const floor = floorOf(m.metric, values);
+  const floorValue = floor === undefined ? undefined : values.get(floor);
+  const ratio = floorValue ? `${fmt(m.value / floorValue)}x` : '';
+  const target = TARGETS[m.metric];
+  let targetText = '';
+  let status = '';
+  if (target && 'value' in target) {
+    targetText = `${target.op} ${fmt(target.value)}`;
+    status = compare(m.value, target.op, target.value) ? 'PASS' : 'MISS';
+  } else if (target) {
+    const of = values.get(target.of);
+    targetText = `${target.op} ${target.factor}× ${target.of}`;
+    if (of === undefined) status = 'n/a (no floor)';
+    else {
+      targetText += ` = ${fmt(target.factor * of)}`;
+      status = compare(m.value, target.op, target.factor * of) ? 'PASS' : 'MISS';
+    }
+  }
+  return [m.metric, fmt(m.value), m.unit, targetText, ratio, status];
+}
+
+async function main(): Promise<number> {
+  for (const line of machineInfo()) console.log(line);
+  const filters = process.argv.slice(2).filter((a) => a !== '--');
+  const files = benchFiles(filters);
+  if (files.length === 0) {
+    console.error(`no bench module matches ${filters.join(', ')} (looked in ${BENCH_DIR})`);
+    return 1;
+  }
+  const all: BenchMetric[] = [];
+  const notes: string[] = [];
+  const failed: string[] = [];
+  for (const file of files) {
+    const t0 = performance.now();
+    try {
+      const { metrics, peers } = await runModule(file);
+      all.push(...metrics);
+      notes.push(...peers);
+      console.log(`${file}: ${metrics.length} metrics in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    } catch (err) {
+      failed.push(file);
+      console.error(`${file} FAILED after ${((performance.now() - t0) / 1000).toFixed(1)} s:`, err);
+    }
+  }
+  const values = new Map<string, number>();
+  for (const m of all) {
+    if (values.has(m.metric))
+      console.error(`warning: metric ${m.metric} is reported twice; the table shows both`);
+    values.set(m.metric, m.value);
+  }
+  console.log();
+  console.log(
+    formatTable(
+      ['metric', 'value', 'unit', 'target', 'vs floor', 'status'],
+      all.map((m) => toRow(m, values)),
+    ),
+  );
+  if (notes.length > 0) {
+    console.log('\npeers (measured by others on this machine, for scale):');
+    for (const n of notes) console.log(`  ${n}`);
+  }
+  mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
+  writeFileSync(
+    RESULTS,
+    `${JSON.stringify(
+      all.map(({ metric, value, unit }) => ({ metric, value, unit })),
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nwrote ${all.length} metrics to ${RESULTS}`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  if (failed.length > 0) console.error(`failed: ${failed.join(', ')}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+// A stray rejection inside a module must be reported, not crash the run with no table.
+let strayRejections = 0;
+process.on('unhandledRejection', (reason) => {
+  strayRejections++;
+  console.error('unhandled rejection in a bench module:', reason);
+});
+
+const code = await main();
+// Exit explicitly: a module that leaves a timer or a handle behind must not keep the harness alive.
+process.exit(strayRejections > 0 ? 1 : code);

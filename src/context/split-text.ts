@@ -1,0 +1,163 @@
+/**
+ * Splitting text into blocks, sentences and words for English and Chinese with `Intl.Segmenter`
+ * (ICU: it splits Chinese sentences on 。！？ and Chinese words by dictionary). Segmenters are
+ * immutable, so the few this file needs are created once, lazily.
+ */
+
+export type Language = 'zh' | 'en';
+
+export interface Sentence {
+  /** The sentence, trimmed. */
+  text: string;
+  /** Index of its block (a paragraph, or one bullet line). */
+  block: number;
+  /** Position inside its block, 0 for the block's lead sentence. */
+  indexInBlock: number;
+  /** Whether its block is a bullet or numbered line. */
+  bullet: boolean;
+}
+
+const HAN = /\p{Script=Han}/gu;
+const LETTER = /\p{L}/gu;
+
+/** 'zh' when Han characters are at least 30% of the letters, else 'en'. */
+export function detectLanguage(text: string): Language {
+  const sample = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  const letters = sample.match(LETTER)?.length ?? 0;
+  if (letters === 0) return 'en';
+  const han = sample.match(HAN)?.length ?? 0;
+  return han / letters >= 0.3 ? 'zh' : 'en';
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(language: Language, granularity: 'sentence' | 'word'): Intl.Segmenter {
+  const key = `${language}:${granularity}`;
+  let s = segmenters.get(key);
+  if (!s) {
+    s = new Intl.Segmenter(language, { granularity });
+    segmenters.set(key, s);
+  }
+  return s;
+}
+
+// V8's segment iterator slows down quadratically on long inputs (measured on Node 20: 400 KB of
+// prose takes 0.6 s by sentence, 200 KB takes 13 s by word). Segmenting windows of ≤ 2 KB cut at a
+// likely boundary keeps it linear; a window ends after sentence punctuation in its second half, else
+// after whitespace, else (unbroken CJK or a hash) anywhere but inside a surrogate pair.
+const WINDOW = 2048;
+// ASCII punctuation ends a sentence only before whitespace ("3.5" does not); CJK punctuation always.
+const SENTENCE_END = /[.!?;…]["'”’)\]]*\s+|[。！？；]["'”’）]*\s*/g;
+const SPACE = /\s+/g;
+
+function lastBoundary(slice: string, pattern: RegExp): number {
+  let best = -1;
+  pattern.lastIndex = slice.length >> 1;
+  for (let m = pattern.exec(slice); m !== null; m = pattern.exec(slice)) {
+    best = m.index + m[0].length;
+    if (m[0].length === 0) pattern.lastIndex++;
+  }
+  return best;
+}
+
+function* segmentsOf(
+  text: string,
+  language: Language,
+  granularity: 'sentence' | 'word',
+): Generator<Intl.SegmentData> {
+  const seg = segmenter(language, granularity);
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + WINDOW);
+    if (end < text.length) {
+      const slice = text.slice(start, end);
+      // No sentence end in a 2 KB run: cut at a space, so no word is split.
+      const cut = granularity === 'sentence' ? lastBoundary(slice, SENTENCE_END) : -1;
+      const at = cut > 0 ? cut : lastBoundary(slice, SPACE);
+      if (at > 0) end = start + at;
+      else if (/[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
+    }
+    yield* seg.segment(text.slice(start, end));
+    start = end;
+  }
+}
+
+const BULLET =
+  /^\s*(?:[-*•·▪◦‣]|\d{1,3}[.)、]|[一二三四五六七八九十]{1,3}[、.]|[(（]\d{1,3}[)）])\s+|^\s*(?:\d{1,3}、|[一二三四五六七八九十]{1,3}、)/;
+
+export function isBulletLine(line: string): boolean {
+  return BULLET.test(line);
+}
+
+// ICU breaks after "Dr." before a capital; these abbreviations (and single initials) rarely end a
+// sentence, so a break after them is undone.
+const ABBREVIATION =
+  /(?:^|[\s(])(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|e\.g|i\.e|Fig|Figs|Eq|No|cf|al|approx|[A-Z])\.$/;
+
+/** Blocks: paragraphs split on blank lines, with each bullet line a block of its own. */
+export function splitBlocks(text: string): Array<{ text: string; bullet: boolean }> {
+  const blocks: Array<{ text: string; bullet: boolean }> = [];
+  for (const paragraph of text.split(/\n[ \t\r\f\v]*\n/)) {
+    let prose: string[] = [];
+    const flush = () => {
+      const joined = prose.join('\n').trim();
+      if (joined) blocks.push({ text: joined, bullet: false });
+      prose = [];
+    };
+    for (const line of paragraph.split('\n')) {
+      if (isBulletLine(line)) {
+        flush();
+        if (line.trim()) blocks.push({ text: line.trim(), bullet: true });
+      } else prose.push(line);
+    }
+    flush();
+  }
+  return blocks;
+}
+
+export function splitSentences(text: string, language: Language = detectLanguage(text)): Sentence[] {
+  const out: Sentence[] = [];
+  splitBlocks(text).forEach((block, blockIndex) => {
+    const parts: string[] = [];
+    for (const { segment } of segmentsOf(block.text, language, 'sentence')) {
+      const trimmed = segment.trim();
+      if (!trimmed) continue;
+      const last = parts.length - 1;
+      if (last >= 0 && ABBREVIATION.test(parts[last]!)) parts[last] = `${parts[last]} ${trimmed}`;
+      else parts.push(trimmed);
+    }
+    parts.forEach((p, i) => {
+      out.push({ text: p, block: blockIndex, indexInBlock: i, bullet: block.bullet });
+    });
+  });
+  return out;
+}
+
+const CJK_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\uff00-\uffef]/u;
+
+/** Joins sentences back into text: a newline between blocks; no space between CJK sentences. */
+export function joinSentences(sentences: readonly Sentence[]): string {
+  let out = '';
+  let prev: Sentence | undefined;
+  for (const s of sentences) {
+    if (prev === undefined) out = s.text;
+    else if (s.block !== prev.block) out += `\n${s.text}`;
+    else {
+      const cjk = CJK_EDGE.test(prev.text.slice(-1)) || CJK_EDGE.test(s.text.charAt(0));
+      out += (cjk ? '' : ' ') + s.text;
+    }
+    prev = s;
+  }
+  return out;
+}
+
+/** Word-like segments, lowercased (ICU segments Chinese into dictionary words). */
+export function wordsOf(text: string, language: Language): string[] {
+  const words: string[] = [];
+  for (const s of segmentsOf(text, language, 'word')) if (s.isWordLike) words.push(s.segment.toLowerCase());
+  return words;
+}
+
+/** All segments of a text at word granularity, spaces and punctuation included (for exact cuts). */
+export function wordPieces(text: string, language: Language): string[] {
+  return Array.from(segmentsOf(text, language, 'word'), (s) => s.segment);
+}
