@@ -52,6 +52,8 @@ export class Worker {
   private again = false;
   private lastRecovery = Number.NEGATIVE_INFINITY;
   private lastSweep = Number.NEGATIVE_INFINITY;
+  private lastTimerCheck = Number.NEGATIVE_INFINITY;
+  private timerDue = true;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -178,6 +180,7 @@ export class Worker {
     this.engine.clock.clearTimer(this.wakeTimer);
     this.wakeTimer = this.engine.clock.setTimer(delay, () => {
       this.wakeTimer = undefined;
+      this.timerDue = true;
       this.wake();
     });
   }
@@ -210,6 +213,10 @@ export class Worker {
       this.lastSweep = now;
       await this.engine.store.sweep();
     }
+    // Timer rows are looked at when the wake timer fired (something came due) or once a poll.
+    if (!this.timerDue && now - this.lastTimerCheck < this.pollMs) return;
+    this.timerDue = false;
+    this.lastTimerCheck = now;
     const due = await this.engine.store.takeDueTimers(100);
     for (const t of due) {
       const handler = this.timerHandlers.get(t.kind);

@@ -6,7 +6,8 @@ import { json, type RunRow, toRun, toWorker } from './rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 
-const CLAIMABLE = `kind = 'task' AND (
+// The leading `status IN (…)` lets SQLite prove the partial index's condition and use it.
+const CLAIMABLE = `kind = 'task' AND status IN ('queued', 'waiting') AND (
     (status = 'queued' AND (wake_at IS NULL OR wake_at <= @now))
     OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= @now))`;
 

@@ -161,13 +161,16 @@ function transitionSync(
     sets.push('meta = ?');
     values.push(json({ ...run.meta, ...patch.meta }));
   }
-  ctx.stmt(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...values, runId);
+  const updated = toRun(
+    ctx.stmt(`UPDATE runs SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...values, runId) as RunRow,
+  );
   ctx.appendEvents(scope, events);
   if (to !== run.status && isTerminal(to)) {
     if (run.kind === 'flow') cancelOpenSteps(ctx, scope, run.id, to);
     if (run.parentId) advanceFlow(ctx, scope, run.parentId);
   }
-  return requireRun(ctx, runId);
+  // A flow's own row only changes through its steps when its step ended; re-read it in that case.
+  return run.kind === 'flow' && to !== run.status && isTerminal(to) ? requireRun(ctx, runId) : updated;
 }
 
 /** A flow that ends (cancelled, expired, failed by a decision) takes its unfinished steps with it. */
