@@ -26,11 +26,25 @@ export interface BatonEventMap {
   'step:completed': { key: string; durationMs: number };
   /** Memoized steps an attempt got from the record instead of running them again. */
   'step:replayed': { count: number; keys: string[] };
-  'checkpoint:saved': { seq: number; itemsAnalyzed: number | null; progressPercentage: number | null };
+  'checkpoint:saved': {
+    seq: number;
+    itemsAnalyzed: number | null;
+    progressPercentage: number | null;
+    timeStatus?: string;
+    remainingSeconds?: number;
+    /** Why it was taken: by the task, before a tool call or deep analysis, after a long call. */
+    moment?: string;
+  };
   'checkpoint:loaded': { seq: number };
   'checkpoint:invalid': { seq: number; reason: string };
   'partial:recorded': { count: number; total: number };
   'progress:reported': { done: number; total: number | null };
+  'time:mode_changed': { from: string; to: string; timeStatus: string; remainingSeconds: number };
+  'tool:skipped': { kind: string; name: string; reason: string; alternative: string; level: string };
+  'tool:degraded': { kind: string; name: string; reason: string; alternative: string; level: string };
+  'decision:requested': { request: Record<string, unknown>; reason: string; timeoutAt?: string };
+  'decision:made': { answer: Record<string, unknown>; by: string; action: string };
+  'timeouts:tracked': { state: Record<string, unknown> };
   'lease:recovered': { previousOwner: string; reason: 'expired' | 'owner_gone' | 'released' };
   'lease:lost': { owner: string; reason: string };
   'flow:step_blocked': { stepId: string; dependency: string; dependencyStatus: RunStatus };

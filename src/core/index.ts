@@ -4,6 +4,7 @@ export * from './budget/index.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './flow-progress.ts';
+export * from './flow-timeouts.ts';
 export * from './ids.ts';
 export * from './plan.ts';
 export * from './retry/index.ts';

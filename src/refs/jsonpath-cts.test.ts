@@ -13,7 +13,6 @@
  */
 
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformancePath } from '../../test/shared-dir.ts';
 import { ManualClock } from '../time/index.ts';

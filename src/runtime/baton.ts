@@ -12,6 +12,7 @@ import {
   type Store,
 } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
+import { decide } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
 import type { TaskDefinition } from './define-task.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
@@ -151,6 +152,16 @@ export class Baton implements AsyncDisposable {
 
   events(id: string, options: FollowOptions = {}): AsyncGenerator<BatonEvent> {
     return followEvents(this.engine, id, this.pollMs, options);
+  }
+
+  /**
+   * Answers the escalation a run is waiting on: a choice id ("retry_extended", "continue_partial",
+   * "skip", "different_mode", "manual_input", "abandon") or `{ choice, mode?, input? }`.
+   */
+  async decide(id: string, answer: unknown, by = 'api'): Promise<RunRecord> {
+    const run = await decide(this.engine, id, answer, by);
+    this.worker?.wake();
+    return run;
   }
 
   async cancel(id: string, reason = 'cancelled by request'): Promise<void> {

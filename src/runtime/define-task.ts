@@ -1,18 +1,62 @@
 /**
- * Tasks: named async functions with a validated input, a timeout, a retry policy, a checkpoint
- * interval, a time budget and a kind. Options are validated once, here, with messages that name
- * the field; the engine only ever sees the resolved form.
+ * Tasks: named async functions with a validated input, timeouts per attempt and per research mode,
+ * a retry policy, a checkpoint interval, a time budget, an escalation policy and a kind. Options are
+ * validated once, here, with messages that name the field; the engine only sees the resolved form.
  */
 import type { z } from 'zod';
-import { BatonError, ValidationError } from '../core/index.ts';
+import {
+  BatonError,
+  compileRetryPolicy,
+  type DegradationTable,
+  type DegradationTableOptions,
+  defineDegradationTable,
+  defineEscalationPolicy,
+  type EscalationPolicy,
+  type EscalationWording,
+  type ModeOptions,
+  type RetryOptions,
+  type RetryPolicy,
+  type TimeThresholds,
+  ValidationError,
+} from '../core/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { TaskContext } from './task-context.ts';
+import { toModuleUrl } from './thread/index.ts';
 
 export interface TaskRetryOptions {
   /** Timeout of retry n is the base timeout × timeoutMultipliers[n-1]. @default [2, 3] */
   timeoutMultipliers?: number[];
-  /** Wait before retry n. @default ["5s", "15s"] */
+  /** Wait before retry n (a durable timer). @default ["5s", "15s"]; fast mode ["2s", "5s"] */
   backoff?: Duration[];
+  /** Retries before escalating. @default 2; fast mode 1 */
+  maxRetries?: number;
+  /** Escalate at once instead of retrying when an attempt left partial findings. @default false; fast mode true */
+  acceptPartial?: boolean;
+  /** Extra or changed research modes: `{ name: { timeoutMs, label } }`. */
+  modes?: Record<string, ModeOptions>;
+  /** The per-agent cap on any attempt. @default "2880s" */
+  agentTimeout?: Duration;
+}
+
+export interface EscalationOptions {
+  /** Ask a human (CLI prompt, `baton decide`, HTTP) instead of answering by policy. @default false */
+  ask?: boolean;
+  /** The unattended policy, also used when a human does not answer in time. */
+  policy?: Partial<EscalationPolicy>;
+  /** How long a question waits for a human before the policy answers. @default forever */
+  decisionTimeout?: Duration;
+  /** What a complete run usually finds, for the message ("normally expect 8-12"). */
+  expectedFindings?: { min: number; max: number };
+  wording?: Partial<EscalationWording>;
+}
+
+export interface RetryInfo {
+  input: unknown;
+  /** The attempt that just failed (from 1). */
+  attempt: number;
+  error: Error;
+  findings: unknown[];
+  mode: string | undefined;
 }
 
 export interface TaskOptions<I, O> {
@@ -20,18 +64,23 @@ export interface TaskOptions<I, O> {
   /** zod schema of the input; the run is refused (nothing stored) when the input fails it. */
   input?: z.ZodType<I>;
   run: (input: I, ctx: TaskContext) => Promise<O> | O;
-  /** Timeout of the first attempt. @default no timeout */
+  /** Timeout of the first attempt. @default the mode's timeout, else the per-agent timeout (2880 s) */
   timeout?: Duration;
+  /** Research mode giving the default timeouts: codebase 60 s, docs 90 s, external 120 s, dual 180 s. */
+  mode?: string;
   /** Time the task gets after its signal fires to return what it has. @default "1s" */
   grace?: Duration;
+  /** false: no retries (escalate after the first failure). */
   retry?: TaskRetryOptions | false;
-  /** Checkpoint every N items (ctx.progress / ctx.checkpoint with itemsAnalyzed). */
+  /** Checkpoint every N items (ctx.shouldCheckpoint); defaults from the protocol's per-agent table. */
   checkpointEvery?: number;
-  /** A tool or research mode, e.g. "codebase", "docs", "external", "dual". */
+  /** The agent profile for checkpoint intervals (academic-researcher, github-watcher, …). @default the task name when known */
+  agent?: string;
+  /** A free label shown in listings (e.g. "researcher"). */
   kind?: string;
   /** Bumped when the checkpoint or step shapes change; older checkpoints are then ignored. @default 1 */
   version?: number;
-  /** Time budget of one run of this task (across attempts and restarts). */
+  /** Time budget of one run (across attempts and restarts). */
   budget?: Duration;
   /** At most this many runs of this task at once, across all workers. */
   concurrency?: number;
@@ -39,11 +88,15 @@ export interface TaskOptions<I, O> {
   ttl?: Duration;
   /** Validates a checkpoint's state before it is handed back on resume. */
   checkpointSchema?: z.ZodType;
-}
-
-export interface ResolvedRetry {
-  timeoutMultipliers: number[];
-  backoffMs: number[];
+  /** Time-status thresholds and the degradation table behind ctx.shouldSkip / ctx.tool. */
+  time?: { thresholds?: Partial<TimeThresholds>; degradation?: DegradationTableOptions };
+  escalation?: EscalationOptions;
+  /** Called before a retry; return a new input (narrower scope, other keywords) or nothing. */
+  onRetry?: (info: RetryInfo) => unknown | Promise<unknown>;
+  /** "thread": run in a worker thread terminated at the hard deadline (needs `module`). @default "inline" */
+  isolation?: 'inline' | 'thread';
+  /** The module that exports this task (`import.meta.url`), for thread isolation. */
+  module?: string;
 }
 
 // `run` is a method so that a TaskDefinition<{ topic: string }> is usable where any task is expected.
@@ -52,99 +105,160 @@ export interface TaskDefinition<I = unknown, O = unknown> {
   readonly name: string;
   readonly inputSchema: z.ZodType<I> | undefined;
   run(input: I, ctx: TaskContext): Promise<O> | O;
-  readonly timeoutMs: number | null;
+  readonly mode: string | undefined;
+  readonly retryOptions: RetryOptions;
   readonly graceMs: number;
-  readonly retry: ResolvedRetry;
   readonly checkpointEvery: number | null;
+  readonly agent: string | undefined;
   readonly kind: string | null;
   readonly version: number;
   readonly budgetMs: number | null;
   readonly concurrency: number | null;
   readonly ttlMs: number | null;
   readonly checkpointSchema: z.ZodType | undefined;
+  readonly thresholds: Partial<TimeThresholds> | undefined;
+  readonly degradation: DegradationTable | undefined;
+  readonly escalation: {
+    ask: boolean;
+    policy: EscalationPolicy;
+    decisionTimeoutMs: number | null;
+    expectedFindings?: { min: number; max: number };
+    wording?: Partial<EscalationWording>;
+  };
+  readonly onRetry: ((info: RetryInfo) => unknown | Promise<unknown>) | undefined;
+  readonly isolation: 'inline' | 'thread';
+  readonly module: string | undefined;
+  /** The compiled retry policy for a run (mode and fast mode may differ per run). */
+  policy(run: { mode?: string | undefined; fast?: boolean }): RetryPolicy;
 }
 
-export const DEFAULT_RETRY: ResolvedRetry = { timeoutMultipliers: [2, 3], backoffMs: [5_000, 15_000] };
 const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$/;
+const KNOWN_AGENTS = new Set(['academic-researcher', 'github-watcher', 'community-listener']);
+
+function optionError(field: string, expected: string, value: unknown): ValidationError {
+  return new ValidationError(field, expected, value, { code: 'INVALID_OPTION' });
+}
 
 function positiveInt(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
-    throw new ValidationError(field, 'a positive integer', value, { code: 'INVALID_OPTION' });
+    throw optionError(field, 'a positive integer', value);
   return value;
 }
 
-export function resolveRetry(retry: TaskRetryOptions | false | undefined, field = 'retry'): ResolvedRetry {
-  if (retry === false) return { timeoutMultipliers: [], backoffMs: [] };
-  if (retry === undefined) return DEFAULT_RETRY;
-  if (typeof retry !== 'object' || retry === null)
-    throw new ValidationError(field, 'an object or false', retry, { code: 'INVALID_OPTION' });
-  const multipliers = retry.timeoutMultipliers ?? DEFAULT_RETRY.timeoutMultipliers;
-  if (!Array.isArray(multipliers) || multipliers.length === 0)
-    throw new ValidationError(
-      `${field}.timeoutMultipliers`,
-      'a non-empty array (use retry: false for none)',
-      multipliers,
-      {
-        code: 'INVALID_OPTION',
-      },
-    );
-  multipliers.forEach((m, i) => {
-    if (typeof m !== 'number' || !Number.isFinite(m) || m < 1)
-      throw new ValidationError(`${field}.timeoutMultipliers[${i}]`, '≥ 1', m, { code: 'INVALID_OPTION' });
-  });
-  const backoff = retry.backoff ?? DEFAULT_RETRY.backoffMs;
-  const backoffMs = multipliers.map((_, i) =>
-    parseDuration(
-      backoff[Math.min(i, backoff.length - 1)] ?? 0,
-      `${field}.backoff[${Math.min(i, backoff.length - 1)}]`,
-    ),
-  );
-  return { timeoutMultipliers: [...multipliers], backoffMs };
+function positiveDuration(value: Duration, field: string): number {
+  const ms = parseDuration(value, field);
+  if (ms <= 0) throw optionError(field, 'greater than 0', value);
+  return ms;
+}
+
+function toRetryOptions(
+  o: Pick<TaskOptions<unknown, unknown>, 'retry' | 'timeout' | 'mode'>,
+  at: (f: string) => string,
+): RetryOptions {
+  const r = o.retry === false ? { maxRetries: 0 } : (o.retry ?? {});
+  if (typeof r !== 'object' || r === null) throw optionError(at('retry'), 'an object or false', r);
+  const { backoff, agentTimeout, ...rest } = r as TaskRetryOptions;
+  return {
+    ...rest,
+    ...(o.timeout !== undefined ? { timeoutMs: positiveDuration(o.timeout, at('timeout')) } : {}),
+    ...(o.mode !== undefined ? { mode: o.mode } : {}),
+    ...(backoff !== undefined
+      ? {
+          backoffMs: Array.isArray(backoff)
+            ? backoff.map((b, i) => parseDuration(b, at(`retry.backoff[${i}]`)))
+            : (backoff as never),
+        }
+      : {}),
+    ...(agentTimeout !== undefined
+      ? { agentTimeoutMs: positiveDuration(agentTimeout, at('retry.agentTimeout')) }
+      : {}),
+  };
 }
 
 export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, O> {
   if (typeof options !== 'object' || options === null)
-    throw new ValidationError('defineTask(options)', 'an object', options, { code: 'INVALID_OPTION' });
+    throw optionError('defineTask(options)', 'an object', options);
   if (typeof options.name !== 'string' || !TASK_NAME.test(options.name))
-    throw new ValidationError('task.name', '1-128 letters, digits or _.:@/-', options.name, {
-      code: 'INVALID_OPTION',
-    });
+    throw optionError('task.name', '1-128 letters, digits or _.:@/-', options.name);
   const at = (f: string) => `task "${options.name}".${f}`;
   if (typeof options.run !== 'function')
-    throw new ValidationError(at('run'), 'a function (input, ctx) => output', options.run, {
-      code: 'INVALID_OPTION',
-    });
+    throw optionError(at('run'), 'a function (input, ctx) => output', options.run);
   if (
     options.input !== undefined &&
     typeof (options.input as { safeParse?: unknown }).safeParse !== 'function'
   )
-    throw new ValidationError(at('input'), 'a zod schema', options.input, { code: 'INVALID_OPTION' });
-  const timeoutMs = options.timeout === undefined ? null : parseDuration(options.timeout, at('timeout'));
-  if (timeoutMs === 0)
-    throw new ValidationError(at('timeout'), 'greater than 0', options.timeout, { code: 'INVALID_OPTION' });
-  const budgetMs = options.budget === undefined ? null : parseDuration(options.budget, at('budget'));
-  if (budgetMs === 0)
-    throw new ValidationError(at('budget'), 'greater than 0', options.budget, { code: 'INVALID_OPTION' });
+    throw optionError(at('input'), 'a zod schema', options.input);
+  const retryOptions = toRetryOptions(options, at);
+  // Compile both ways now: a bad option fails here, naming its field, not in the middle of a run.
+  compileRetryPolicy(retryOptions, { field: at('retry') });
+  compileRetryPolicy(retryOptions, { fast: true, field: at('retry') });
+  const policies = new Map<string, RetryPolicy>();
+  const esc = options.escalation ?? {};
+  if (options.isolation === 'thread') {
+    if (typeof options.module !== 'string')
+      throw optionError(
+        at('module'),
+        'the module that exports the task (import.meta.url) when isolation is "thread"',
+        options.module,
+      );
+    toModuleUrl(options.module);
+  }
+  if (options.isolation !== undefined && options.isolation !== 'inline' && options.isolation !== 'thread')
+    throw optionError(at('isolation'), '"inline" or "thread"', options.isolation);
+  if (options.onRetry !== undefined && typeof options.onRetry !== 'function')
+    throw optionError(at('onRetry'), 'a function', options.onRetry);
+  const agent = options.agent ?? (KNOWN_AGENTS.has(options.name) ? options.name : undefined);
   return Object.freeze({
     type: 'task' as const,
     name: options.name,
     inputSchema: options.input,
     run: options.run,
-    timeoutMs,
+    mode: options.mode,
+    retryOptions,
     graceMs: parseDuration(options.grace ?? 1_000, at('grace')),
-    retry: resolveRetry(options.retry, at('retry')),
     checkpointEvery:
       options.checkpointEvery === undefined
         ? null
         : positiveInt(at('checkpointEvery'), options.checkpointEvery),
+    agent,
     kind: options.kind ?? null,
     version: options.version === undefined ? 1 : positiveInt(at('version'), options.version),
-    budgetMs,
+    budgetMs: options.budget === undefined ? null : positiveDuration(options.budget, at('budget')),
     concurrency:
       options.concurrency === undefined ? null : positiveInt(at('concurrency'), options.concurrency),
     ttlMs: options.ttl === undefined ? null : parseDuration(options.ttl, at('ttl')),
     checkpointSchema: options.checkpointSchema,
-  });
+    thresholds: options.time?.thresholds,
+    degradation: options.time?.degradation
+      ? defineDegradationTable(options.time.degradation, at('time.degradation'))
+      : undefined,
+    escalation: {
+      ask: esc.ask ?? false,
+      policy: defineEscalationPolicy(esc.policy ?? {}, at('escalation.policy')),
+      decisionTimeoutMs:
+        esc.decisionTimeout === undefined
+          ? null
+          : positiveDuration(esc.decisionTimeout, at('escalation.decisionTimeout')),
+      ...(esc.expectedFindings ? { expectedFindings: esc.expectedFindings } : {}),
+      ...(esc.wording ? { wording: esc.wording } : {}),
+    },
+    onRetry: options.onRetry,
+    isolation: options.isolation ?? 'inline',
+    module: options.module,
+    policy(run: { mode?: string | undefined; fast?: boolean }) {
+      const mode = run.mode ?? retryOptions.mode;
+      const key = `${mode ?? ''}|${run.fast ? 1 : 0}`;
+      let p = policies.get(key);
+      if (!p) {
+        p = compileRetryPolicy(
+          { ...retryOptions, ...(mode !== undefined ? { mode } : {}) },
+          { fast: run.fast ?? false, field: at('retry') },
+        );
+        policies.set(key, p);
+      }
+      return p;
+    },
+  }) as TaskDefinition<I, O>;
 }
 
 export function isTaskDefinition(value: unknown): value is TaskDefinition {

@@ -5,26 +5,23 @@
  */
 import { BatonError, isBatonError, newEvent, serializeError } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
-import type { TaskDefinition } from './define-task.ts';
+import { AttemptContext } from './attempt-context.ts';
+import { escalate } from './decisions.ts';
 import { parseTaskInput } from './define-task.ts';
 import type { Engine } from './engine.ts';
 import {
   type AttemptSummary,
+  attemptEndEvent,
   finishFailed,
-  finishPartial,
   finishSucceeded,
-  retryDelay,
+  isNonRetriable,
   scheduleRetry,
-  timeoutFor,
+  timeoutResultOf,
 } from './finish-attempt.ts';
-import { prepareAttempt } from './prepare-attempt.ts';
-import { raceAttempt } from './race-attempt.ts';
-import { AttemptContext, type CheckpointInfo } from './task-context.ts';
-
-export interface AttemptHandle {
-  readonly runId: string;
-  readonly controller: AbortController;
-}
+import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
+import { raceAttempt, type Settled } from './race-attempt.ts';
+import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
+import type { TimeKeeperInit } from './time-keeper.ts';
 
 export async function executeAttempt(
   engine: Engine,
@@ -35,16 +32,23 @@ export async function executeAttempt(
   const task = engine.tasks.require(run.name);
   const fence = { runId: run.id, token: run.leaseToken };
   const failures = typeof run.meta.failures === 'number' ? run.meta.failures : 0;
+  const mode =
+    (run.meta.modeOverride as string | undefined) ?? (run.options.mode as string | undefined) ?? task.mode;
+  const fast = run.options.fast === true;
+  const policy = task.policy({ mode, fast });
+  let timeoutMs =
+    typeof run.meta.timeoutOverrideMs === 'number'
+      ? run.meta.timeoutOverrideMs
+      : policy.attemptTimeoutMs(failures + 1);
+  if (run.deadlineAt !== null)
+    timeoutMs = Math.min(timeoutMs, Math.max(0, run.deadlineAt - engine.clock.now()));
   const log = engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
-  let timeoutMs = timeoutFor(task, failures);
-  if (run.deadlineAt !== null) {
-    const left = Math.max(0, run.deadlineAt - engine.clock.now());
-    timeoutMs = timeoutMs === null ? left : Math.min(timeoutMs, left);
-  }
-  const summary: AttemptSummary = {
+  const s: AttemptSummary = {
     run,
     task,
     fence,
+    policy,
+    mode,
     startedMono: engine.clock.monotonic(),
     replayed: [],
     failures,
@@ -56,10 +60,16 @@ export async function executeAttempt(
     try {
       input = parseTaskInput(task, run.input);
     } catch (err) {
-      await finishFailed(engine, summary, err);
+      await finishFailed(engine, s, err);
       return;
     }
     const prepared = await prepareAttempt(engine, run, task, fence);
+    if (timeoutMs <= 0) {
+      // The run's budget is spent before this attempt could start: escalate with what is saved.
+      const findings = findingsOf(prepared, []);
+      await afterTimeout(engine, s, input, findings, 'budget_exhausted');
+      return;
+    }
     await engine.store.appendEvents(
       [
         newEvent(run.id, 'attempt:started', {
@@ -71,9 +81,23 @@ export async function executeAttempt(
         ...(prepared.lastCheckpoint
           ? [newEvent(run.id, 'checkpoint:loaded', { seq: prepared.lastCheckpoint.seq })]
           : []),
+        ...(fast && failures === 0 && run.attempt === 1 && policy.warning
+          ? [newEvent(run.id, 'log:message', { level: 'warn' as const, message: policy.warning })]
+          : []),
       ],
       fence,
     );
+    const time: TimeKeeperInit = {
+      startMs: run.startedAt ?? engine.clock.now(),
+      budgetMs: run.budgetMs ?? policy.agentTimeoutMs,
+      ...(task.thresholds ? { thresholds: task.thresholds } : {}),
+      ...(task.degradation ? { degradation: task.degradation } : {}),
+      checkpoints: {
+        ...(task.agent !== undefined ? { agent: task.agent } : {}),
+        ...(task.checkpointEvery !== null ? { every: task.checkpointEvery } : {}),
+      },
+      itemsAnalyzed: prepared.lastCheckpoint?.itemsAnalyzed ?? 0,
+    };
     const ctx = new AttemptContext({
       store: engine.store,
       clock: engine.clock,
@@ -88,34 +112,52 @@ export async function executeAttempt(
       signal: controller.signal,
       memo: prepared.memo,
       lastCheckpoint: prepared.lastCheckpoint,
+      lastSeq: prepared.lastSeq,
       dependencies: prepared.dependencies,
-      buildCheckpointRecord: (n, info) => checkpointRecord(engine, run, n, info),
+      mode,
+      fast,
+      time,
     });
-    const outcome = await raceAttempt(() => Promise.resolve().then(() => task.run(input, ctx)), {
+    let thread: ThreadAttempt | undefined;
+    const body =
+      task.isolation === 'thread'
+        ? () => {
+            thread = startThreadAttempt({
+              module: task.module as string,
+              taskName: task.name,
+              input,
+              ctx,
+              time,
+            });
+            return thread.result;
+          }
+        : () => Promise.resolve().then(() => task.run(input, ctx));
+    const outcome = await raceAttempt(body, {
       clock: engine.clock,
       controller,
       timeoutMs,
       graceMs: task.graceMs,
     });
     ctx.close(outcome.kind === 'interrupted' ? 'interrupted' : 'finished');
-    summary.replayed = ctx.replayed;
+    // The hard deadline: timeout and grace have passed (or the task ended); a spinning thread stops here.
+    await thread?.terminate();
+    s.replayed = ctx.replayed;
 
     if (outcome.kind === 'ok') {
-      await finishSucceeded(engine, summary, outcome.value);
+      await finishSucceeded(engine, s, outcome.value);
       return;
     }
     if (outcome.kind === 'error') {
       if (isBatonError(outcome.error, 'LEASE_LOST')) throw outcome.error;
-      await afterFailure(engine, summary, outcome.error);
+      await afterFailure(engine, s, input, outcome.error, ctx.findings.length > 0 ? ctx.findings : []);
       return;
     }
-    const reason = outcome.reason;
-    if (!isBatonError(reason, 'TIMEOUT')) {
+    if (!isBatonError(outcome.reason, 'TIMEOUT')) {
       // Cancelled, lease lost or shutting down: someone else owns what happens next.
-      log.info({ reason: serializeError(reason).message }, 'attempt interrupted');
+      log.info({ reason: serializeError(outcome.reason).message }, 'attempt interrupted');
       return;
     }
-    await afterTimeout(engine, summary, ctx, outcome.late);
+    await afterTimeout(engine, s, input, findingsOf(prepared, ctx.findings, outcome.late), 'timeout');
   } catch (err) {
     if (isBatonError(err, 'LEASE_LOST') || isBatonError(err, 'RUN_NOT_FOUND')) {
       log.warn({ err: serializeError(err).message }, 'lease lost; the attempt stops without writing');
@@ -126,85 +168,95 @@ export async function executeAttempt(
   }
 }
 
-async function afterFailure(engine: Engine, s: AttemptSummary, error: unknown): Promise<void> {
-  const wait = retryDelay(s, error);
-  const serialized = serializeError(error);
-  if (wait === undefined) {
+/** The findings a timeout hands back: this attempt's, else what it returned in its grace, else the last checkpoint's. */
+function findingsOf(prepared: PreparedAttempt, recorded: unknown[], late?: Settled): unknown[] {
+  if (recorded.length > 0) return recorded;
+  if (late?.kind === 'ok' && late.value !== undefined)
+    return Array.isArray(late.value) ? late.value : [late.value];
+  const state = prepared.lastCheckpoint?.state as { findings?: unknown } | undefined;
+  return Array.isArray(state?.findings) ? state.findings : [];
+}
+
+async function afterFailure(
+  engine: Engine,
+  s: AttemptSummary,
+  input: unknown,
+  error: unknown,
+  findings: unknown[],
+): Promise<void> {
+  if (isNonRetriable(error)) {
     await finishFailed(engine, s, error);
     return;
   }
-  await scheduleRetry(
-    engine,
-    s,
-    wait,
-    newEvent(s.run.id, 'attempt:failed', {
-      attempt: s.run.attempt,
-      durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
-      error: serialized,
-    }),
-    { lastError: serialized },
-  );
+  const result =
+    findings.length > 0
+      ? { status: 'failed', partial: true, findings, error: serializeError(error).message }
+      : undefined;
+  await next(engine, s, input, error, findings, false, result);
 }
 
 async function afterTimeout(
   engine: Engine,
   s: AttemptSummary,
-  ctx: AttemptContext,
-  late: { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown } | undefined,
+  input: unknown,
+  findings: unknown[],
+  reason: string,
 ): Promise<void> {
-  const timeoutMs = s.timeoutMs ?? 0;
-  const findings =
-    ctx.findings.length > 0
-      ? ctx.findings
-      : late?.kind === 'ok' && late.value !== undefined
-        ? [late.value]
-        : [];
-  const result = {
-    status: 'timeout',
-    partial: true,
-    findings,
-    search_exhausted: false,
-    timed_out_at: new Date(engine.clock.now()).toISOString(),
-    timeout_duration_seconds: Math.round(timeoutMs / 1000),
-  };
-  const error = new BatonError('TIMEOUT', `task "${s.task.name}" timed out after ${timeoutMs} ms`, {
-    data: { timeoutMs, findings: findings.length },
+  const error = new BatonError('TIMEOUT', `task "${s.task.name}" timed out after ${s.timeoutMs} ms`, {
+    data: { timeoutMs: s.timeoutMs, findings: findings.length, reason },
   });
-  const timedOut = newEvent(s.run.id, 'attempt:timed_out', {
-    attempt: s.run.attempt,
-    timeoutMs,
-    findings: findings.length,
+  await next(engine, s, input, error, findings, true, timeoutResultOf(engine, s, findings));
+}
+
+async function next(
+  engine: Engine,
+  s: AttemptSummary,
+  input: unknown,
+  error: unknown,
+  findings: unknown[],
+  timedOut: boolean,
+  result: unknown,
+): Promise<void> {
+  const now = engine.clock.now();
+  // The per-agent cap on total time only means something when attempts are shorter than it; a task
+  // with no mode or timeout runs each attempt under the cap itself.
+  const capped = s.policy.baseTimeoutMs < s.policy.agentTimeoutMs;
+  let step = s.policy.nextStep({
+    attempt: s.failures + 1,
+    error,
+    partial: { findings },
+    ...(capped ? { elapsedMs: now - (s.run.startedAt ?? s.run.createdAt) } : {}),
   });
-  const wait = retryDelay(s, error);
-  if (wait !== undefined) {
-    await scheduleRetry(engine, s, wait, timedOut, { lastTimeout: result });
+  // A retry that could not even start before the run's budget ends is not a retry.
+  if (step.kind === 'retry' && s.run.deadlineAt !== null && now + step.waitMs >= s.run.deadlineAt)
+    step = { kind: 'escalate', reason: 'agent_timeout', menu: 'exhausted' };
+  if (step.kind === 'fail') {
+    await finishFailed(engine, s, error, timedOut);
     return;
   }
-  if (findings.length > 0) {
-    await engine.store.appendEvents([timedOut], s.fence);
-    await finishPartial(engine, s, result, serializeError(error));
-  } else {
-    await engine.store.appendEvents([timedOut], s.fence);
-    await finishFailed(engine, s, error);
+  if (step.kind === 'retry') {
+    let nextInput: unknown;
+    if (s.task.onRetry) {
+      nextInput = await s.task.onRetry({
+        input,
+        attempt: s.failures + 1,
+        error: error instanceof Error ? error : new Error(String(error)),
+        findings,
+        mode: s.mode,
+      });
+    }
+    await scheduleRetry(
+      engine,
+      s,
+      step.waitMs,
+      attemptEndEvent(engine, s, error, timedOut, findings.length),
+      {
+        timedOut,
+        ...(nextInput !== undefined ? { input: nextInput } : {}),
+        extraMeta: { lastError: serializeError(error) },
+      },
+    );
+    return;
   }
+  await escalate(engine, { s, reason: step.reason, menu: step.menu, error, timedOut, findings, result });
 }
-
-function checkpointRecord(
-  engine: Engine,
-  run: RunRecord,
-  n: number,
-  info: CheckpointInfo,
-): Record<string, unknown> {
-  const items = info.itemsAnalyzed ?? null;
-  const progress =
-    items !== null && info.itemsTotal ? Math.round((items / info.itemsTotal) * 10_000) / 100 : null;
-  return {
-    checkpoint_id: `${run.stepId ?? run.name}_${String(n).padStart(3, '0')}`,
-    timestamp: new Date(engine.clock.now()).toISOString(),
-    items_analyzed: items,
-    progress_percentage: progress,
-    status: info.status ?? 'in_progress',
-  };
-}
-
-export type { TaskDefinition };

@@ -1,19 +1,21 @@
 /**
- * Writes how an attempt ended, in one fenced transition: success, a retry after a durable backoff
- * timer, a partial result, or a failure. The retry rules are the protocol's (timeouts ×2 then ×3,
- * waits of 5 s then 15 s by default); a NonRetriableError or a bad input fails at once and a
- * RetryAfterError waits at least as long as it asks.
+ * Writes how an attempt ended, in one fenced transition. Success finishes the run. A failure or a
+ * timeout asks the compiled retry policy (protocol 001: timeouts ×2 then ×3, waits of 5 s then 15 s)
+ * whether to retry after a durable backoff timer, fail at once (NonRetriableError, bad input), or
+ * escalate with a decision request — see decisions.ts.
  */
 import {
+  type AttemptLogEntry,
   BatonError,
   isBatonError,
   type NewEvent,
   newEvent,
-  RetryAfterError,
-  type SerializedError,
+  type RetryPolicy,
   serializeError,
+  type TimeoutResult,
+  timeoutResult,
 } from '../core/index.ts';
-import type { Fence, RunPatch, RunRecord } from '../store/index.ts';
+import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
 
@@ -21,21 +23,35 @@ export interface AttemptSummary {
   run: RunRecord;
   task: TaskDefinition;
   fence: Fence;
+  policy: RetryPolicy;
+  mode: string | undefined;
   startedMono: number;
   replayed: string[];
-  /** Failed or timed-out attempts before this one. */
+  /** Failed or timed-out attempts before this one (since the last reset). */
   failures: number;
-  timeoutMs: number | null;
+  timeoutMs: number;
 }
 
-function ttlOf(engine: Engine, s: AttemptSummary): number {
-  return s.task.ttlMs ?? (typeof s.run.options.ttlMs === 'number' ? s.run.options.ttlMs : engine.ttlMs);
+export function ttlOf(engine: Engine, run: RunRecord, task: TaskDefinition | undefined): number {
+  return task?.ttlMs ?? (typeof run.options.ttlMs === 'number' ? run.options.ttlMs : engine.ttlMs);
 }
 
-function replayEvents(s: AttemptSummary): NewEvent[] {
+export function replayEvents(s: AttemptSummary): NewEvent[] {
   return s.replayed.length > 0
     ? [newEvent(s.run.id, 'step:replayed', { count: s.replayed.length, keys: s.replayed.slice(0, 20) })]
     : [];
+}
+
+/** The run's attempt log with this attempt appended (the flow's tracked timeout state reads it). */
+export function attemptLog(
+  s: AttemptSummary,
+  timedOut: boolean,
+): { attemptsLog: AttemptLogEntry[]; mode: string } {
+  const log = Array.isArray(s.run.meta.attemptsLog) ? (s.run.meta.attemptsLog as AttemptLogEntry[]) : [];
+  return {
+    attemptsLog: [...log, { attempt: s.run.attempt, timeoutMs: s.timeoutMs, timedOut }],
+    mode: s.mode ?? s.task.name,
+  };
 }
 
 export async function finishSucceeded(
@@ -52,7 +68,7 @@ export async function finishSucceeded(
       engine,
       s,
       new BatonError(
-        'TASK_FAILED',
+        'NON_RETRIABLE',
         `the output of task "${s.task.name}" is not JSON: ${(err as Error).message}`,
       ),
     );
@@ -64,7 +80,8 @@ export async function finishSucceeded(
       output: output ?? null,
       error: null,
       finishedAt: now,
-      expiresAt: now + ttlOf(engine, s),
+      expiresAt: now + ttlOf(engine, s.run, s.task),
+      meta: { ...attemptLog(s, false), decision: null },
     },
     [
       ...replayEvents(s),
@@ -75,7 +92,12 @@ export async function finishSucceeded(
   );
 }
 
-export async function finishFailed(engine: Engine, s: AttemptSummary, error: unknown): Promise<RunRecord> {
+export async function finishFailed(
+  engine: Engine,
+  s: AttemptSummary,
+  error: unknown,
+  timedOut = false,
+): Promise<RunRecord> {
   const now = engine.clock.now();
   const serialized = serializeError(error);
   return engine.store.transition(
@@ -84,79 +106,83 @@ export async function finishFailed(engine: Engine, s: AttemptSummary, error: unk
       status: 'failed',
       error: serialized,
       finishedAt: now,
-      expiresAt: now + ttlOf(engine, s),
-      meta: { failures: s.failures + 1 },
+      expiresAt: now + ttlOf(engine, s.run, s.task),
+      meta: { failures: s.failures + 1, ...attemptLog(s, timedOut) },
     },
     [
       ...replayEvents(s),
-      newEvent(s.run.id, 'attempt:failed', {
-        attempt: s.run.attempt,
-        durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
-        error: serialized,
-      }),
+      attemptEndEvent(engine, s, error, timedOut, 0),
       newEvent(s.run.id, 'run:failed', { error: serialized }),
     ],
     { fence: s.fence },
   );
 }
 
-export async function finishPartial(
+/** `attempt:timed_out` or `attempt:failed` for the attempt that just ended. */
+export function attemptEndEvent(
   engine: Engine,
   s: AttemptSummary,
-  output: unknown,
-  error: SerializedError,
-) {
-  const now = engine.clock.now();
-  return engine.store.transition(
-    s.run.id,
-    {
-      status: 'partial',
-      output,
-      error,
-      finishedAt: now,
-      expiresAt: now + ttlOf(engine, s),
-      meta: { failures: s.failures + 1, incomplete: true },
-    },
-    [
-      ...replayEvents(s),
-      newEvent(s.run.id, 'run:partial', { durationMs: now - (s.run.startedAt ?? s.run.createdAt) }),
-    ],
-    { fence: s.fence },
+  error: unknown,
+  timedOut: boolean,
+  findings: number,
+): NewEvent {
+  return timedOut
+    ? newEvent(s.run.id, 'attempt:timed_out', { attempt: s.run.attempt, timeoutMs: s.timeoutMs, findings })
+    : newEvent(s.run.id, 'attempt:failed', {
+        attempt: s.run.attempt,
+        durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
+        error: serializeError(error),
+      });
+}
+
+/** The protocol's timeout result for an attempt that ran out of time. */
+export function timeoutResultOf(
+  engine: Engine,
+  s: AttemptSummary,
+  findings: unknown[],
+  searchExhausted = false,
+): TimeoutResult {
+  return timeoutResult({
+    findings,
+    searchExhausted,
+    timedOutAtMs: engine.clock.now(),
+    timeoutMs: s.timeoutMs,
+  });
+}
+
+/** Errors that another attempt cannot fix: fail at once instead of retrying. */
+export function isNonRetriable(error: unknown): boolean {
+  return (
+    isBatonError(error, 'NON_RETRIABLE') ||
+    isBatonError(error, 'INVALID_INPUT') ||
+    isBatonError(error, 'TASK_NOT_FOUND') ||
+    isBatonError(error, 'INVALID_OPTION')
   );
 }
 
-/** The wait before the next attempt, or undefined when retries are used up or not allowed. */
-export function retryDelay(s: AttemptSummary, error: unknown): number | undefined {
-  if (isBatonError(error, 'NON_RETRIABLE') || isBatonError(error, 'INVALID_INPUT')) return undefined;
-  const { backoffMs, timeoutMultipliers } = s.task.retry;
-  if (s.failures >= timeoutMultipliers.length) return undefined;
-  const wait = backoffMs[s.failures] ?? 0;
-  return error instanceof RetryAfterError ? Math.max(wait, error.retryAfterMs) : wait;
-}
-
-export function timeoutFor(task: TaskDefinition, failures: number): number | null {
-  if (task.timeoutMs === null) return null;
-  const multiplier = failures === 0 ? 1 : (task.retry.timeoutMultipliers[failures - 1] ?? 1);
-  return Math.round(task.timeoutMs * multiplier);
-}
-
+/** Schedules the next attempt behind a durable timer (a `waiting: timer` row survives restarts). */
 export async function scheduleRetry(
   engine: Engine,
   s: AttemptSummary,
   waitMs: number,
   attemptEvent: NewEvent,
-  extraMeta: Record<string, unknown> = {},
+  options: { timedOut: boolean; input?: unknown; extraMeta?: Record<string, unknown> },
 ): Promise<RunRecord> {
   const wakeAt = engine.clock.now() + waitMs;
-  const patch: RunPatch = {
-    status: 'waiting',
-    waitReason: 'timer',
-    wakeAt,
-    meta: { failures: s.failures + 1, ...extraMeta },
-  };
   return engine.store.transition(
     s.run.id,
-    patch,
+    {
+      status: 'waiting',
+      waitReason: 'timer',
+      wakeAt,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      meta: {
+        failures: s.failures + 1,
+        timeoutOverrideMs: null,
+        ...attemptLog(s, options.timedOut),
+        ...options.extraMeta,
+      },
+    },
     [
       ...replayEvents(s),
       attemptEvent,
@@ -164,7 +190,7 @@ export async function scheduleRetry(
         attempt: s.run.attempt,
         nextAttempt: s.run.attempt + 1,
         waitMs,
-        nextTimeoutMs: timeoutFor(s.task, s.failures + 1),
+        nextTimeoutMs: s.policy.attemptTimeoutMs(s.failures + 2),
       }),
       newEvent(s.run.id, 'run:waiting', { reason: 'timer', wakeAt: new Date(wakeAt).toISOString() }),
     ],

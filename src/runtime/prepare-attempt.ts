@@ -11,6 +11,8 @@ import type { CheckpointView, DependencyOutput } from './task-context.ts';
 
 export interface PreparedAttempt {
   memo: Map<string, unknown>;
+  /** Sequence number of the newest stored checkpoint, valid or not (0 when none). */
+  lastSeq: number;
   lastCheckpoint: CheckpointView | undefined;
   dependencies: Record<string, DependencyOutput>;
 }
@@ -57,7 +59,7 @@ export async function prepareAttempt(
     if (s.stepId && run.dependsOn.includes(s.stepId))
       dependencies[s.stepId] = { output: s.output, incomplete: s.status === 'partial' };
   }
-  return { memo, lastCheckpoint, dependencies };
+  return { memo, lastSeq: last?.seq ?? 0, lastCheckpoint, dependencies };
 }
 
 function checkpointProblem(

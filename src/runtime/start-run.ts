@@ -20,8 +20,29 @@ export interface StartOptions {
   source?: string;
   /** Do not claim before this many ms from now. */
   delay?: Duration;
-  /** Extra options kept with the run (e.g. mode, fast). */
+  /** Fast mode: timeouts halved, one retry, backoff 2 s then 5 s, partial results accepted readily. */
+  fast?: boolean;
+  /** Research mode for the timeouts (codebase, docs, external, dual), overriding the task's. */
+  mode?: string;
+  /** Who answers an escalation: a human ("ask") or the task's policy ("policy"). @default the task's setting */
+  escalation?: 'ask' | 'policy';
+  /** Extra options kept with the run. */
   options?: Record<string, unknown>;
+}
+
+/** The run-level options every run (and every step of a flow) carries. */
+function runOptions(options: StartOptions): Record<string, unknown> {
+  if (options.escalation !== undefined && options.escalation !== 'ask' && options.escalation !== 'policy')
+    throw new BatonError(
+      'INVALID_OPTION',
+      `escalation must be "ask" or "policy", got ${JSON.stringify(options.escalation)}`,
+    );
+  return {
+    ...options.options,
+    ...(options.fast ? { fast: true } : {}),
+    ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    ...(options.escalation !== undefined ? { escalation: options.escalation } : {}),
+  };
 }
 
 /** Inputs above this size are refused; large data belongs in references, not inputs. @default 10 MB */
@@ -69,6 +90,8 @@ export async function startTask(
   checkSize(rawInput, 'input');
   const input = parseTaskInput(task, rawInput);
   const id = runId(engine, options);
+  // An unknown mode fails here, naming it, before anything is stored.
+  task.policy({ mode: options.mode ?? task.mode, fast: options.fast ?? false });
   const budgetMs = options.budget === undefined ? task.budgetMs : parseDuration(options.budget, 'budget');
   const delay = options.delay === undefined ? 0 : parseDuration(options.delay, 'delay');
   await engine.store.createRuns(
@@ -83,7 +106,7 @@ export async function startTask(
         priority: options.priority ?? 0,
         budgetMs,
         source: options.source ?? null,
-        options: { ...options.options, ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}) },
+        options: { ...runOptions(options), ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}) },
       },
     ],
     [
@@ -138,7 +161,7 @@ export async function startFlow(
       priority: options.priority ?? 0,
       source: options.source ?? null,
       options: {
-        ...options.options,
+        ...runOptions(options),
         ...(flow.outputStep ? { outputStep: flow.outputStep } : {}),
         ...(flow.ttlMs !== null ? { ttlMs: flow.ttlMs } : {}),
       },
@@ -162,6 +185,7 @@ export async function startFlow(
       priority: options.priority ?? 0,
       budgetMs: engine.tasks.get(step.task)?.budgetMs ?? null,
       options: {
+        ...runOptions(options),
         ...(step.schedule !== undefined ? { schedule: step.schedule } : {}),
         ...(step.transfer !== undefined ? { transfer: step.transfer } : {}),
       },

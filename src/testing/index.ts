@@ -42,6 +42,26 @@ export function testRuntime(
   };
 }
 
+/**
+ * Resolves with the `nth` event (from 1) of this type for the run, whether it was already stored or
+ * comes later — so a test can wait for "the second retry" before it moves the manual clock.
+ */
+export async function eventOf<T extends BatonEventType>(
+  rt: { store: { readEvents(q: { runId: string; limit: number }): Promise<BatonEvent[]> } } & Parameters<
+    typeof nextEvent
+  >[0],
+  type: T,
+  runId: string,
+  nth = 1,
+): Promise<BatonEvent<T>> {
+  for (;;) {
+    const later = nextEvent(rt, type, runId);
+    const seen = (await rt.store.readEvents({ runId, limit: 10_000 })).filter((e) => e.type === type);
+    if (seen.length >= nth) return seen[nth - 1] as BatonEvent<T>;
+    await later;
+  }
+}
+
 /** Resolves with the first committed event of this type (for this run, when given). */
 export function nextEvent<T extends BatonEventType>(
   source: { store: { onEvents(l: (e: readonly BatonEvent[]) => void): () => void } },

@@ -3,6 +3,7 @@ import {
   assertTransition,
   BatonError,
   decideFlow,
+  flowTimeoutState,
   isTerminal,
   type NewEvent,
   newEvent,
@@ -237,7 +238,14 @@ function advanceFlow(ctx: SqliteContext, scope: WriteScope, flowId: string): voi
       .run(now, child.id);
     ctx.appendEvents(scope, [newEvent(child.id, 'run:queued', { reason: 'dependencies_met' })]);
   }
-  if (!decision.finished) return;
+  // The protocol's tracked timeout state, kept current on the flow as each step ends.
+  const timeoutState = flowTimeoutState(children);
+  if (!decision.finished) {
+    ctx
+      .stmt('UPDATE runs SET meta = ?, updated_at = ? WHERE id = ?')
+      .run(json({ ...flow.meta, timeout_state: timeoutState }), now, flowId);
+    return;
+  }
   const { status, incomplete } = decision.finished;
   const outputs: Record<string, unknown> = {};
   for (const c of children) if (c.output !== undefined) outputs[c.stepId ?? c.id] = c.output;
@@ -255,7 +263,7 @@ function advanceFlow(ctx: SqliteContext, scope: WriteScope, flowId: string): voi
       firstError ? json(firstError) : null,
       now,
       now + ttl,
-      json({ ...flow.meta, incomplete }),
+      json({ ...flow.meta, incomplete, timeout_state: timeoutState }),
       now,
       flowId,
     );

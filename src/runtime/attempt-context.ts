@@ -1,0 +1,289 @@
+/**
+ * The in-process TaskContext of one attempt. Every write is fenced by the attempt's lease token;
+ * once the attempt is over (finished, timed out past its grace, lease lost) the context refuses
+ * further writes, so a task that ignored its signal cannot change anything after its deadline.
+ */
+import type { Logger } from 'pino';
+import {
+  BatonError,
+  type BatonEventMap,
+  type BatonEventType,
+  buildCheckpointRecord,
+  checkpointId,
+  type DegradationDecision,
+  type NewEvent,
+  newEvent,
+} from '../core/index.ts';
+import type { Fence, Store } from '../store/index.ts';
+import type { Clock } from '../time/index.ts';
+import type {
+  CheckpointInfo,
+  CheckpointView,
+  DependencyOutput,
+  TaskContext,
+  ToolOptions,
+} from './task-context.ts';
+import { TimeKeeper, type TimeKeeperInit } from './time-keeper.ts';
+
+export interface AttemptContextInit {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  fence: Fence;
+  runId: string;
+  rootId: string;
+  stepId: string | null;
+  taskName: string;
+  attempt: number;
+  version: number;
+  signal: AbortSignal;
+  memo: Map<string, unknown>;
+  lastCheckpoint: CheckpointView | undefined;
+  /** Sequence number of the newest stored checkpoint (valid or not), for checkpoint ids. */
+  lastSeq: number;
+  dependencies: Record<string, DependencyOutput>;
+  mode: string | undefined;
+  fast: boolean;
+  time: TimeKeeperInit;
+}
+
+const PROGRESS_EVERY_MS = 200;
+
+export type Moment = 'explicit' | 'before_tool' | 'before_deep_analysis' | 'after_long_tool';
+
+export class AttemptContext implements TaskContext {
+  readonly runId: string;
+  readonly rootId: string;
+  readonly stepId: string | null;
+  readonly taskName: string;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly lastCheckpoint: CheckpointView | undefined;
+  readonly dependencies: Readonly<Record<string, DependencyOutput>>;
+  readonly mode: string | undefined;
+  readonly fast: boolean;
+  readonly time: TimeKeeper;
+  /** Findings recorded by this attempt, in order. */
+  readonly findings: unknown[] = [];
+  readonly replayed: string[] = [];
+  checkpoints = 0;
+  lastState: unknown;
+  private closedReason: string | undefined;
+  private readonly used = new Set<string>();
+  private lastProgressAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly init: AttemptContextInit) {
+    this.runId = init.runId;
+    this.rootId = init.rootId;
+    this.stepId = init.stepId;
+    this.taskName = init.taskName;
+    this.attempt = init.attempt;
+    this.signal = init.signal;
+    this.log = init.log;
+    this.clock = init.clock;
+    this.lastCheckpoint = init.lastCheckpoint;
+    this.dependencies = init.dependencies;
+    this.mode = init.mode;
+    this.fast = init.fast;
+    this.lastState = init.lastCheckpoint?.state;
+    this.time = new TimeKeeper(init.time, init.clock, (change, a) =>
+      this.emit([
+        newEvent(this.runId, 'time:mode_changed', {
+          from: change.from,
+          to: change.to,
+          timeStatus: a.time_status,
+          remainingSeconds: a.remaining_seconds,
+        }),
+      ]),
+    );
+  }
+
+  /** Ends the attempt: every later write throws. */
+  close(reason: string): void {
+    this.closedReason ??= reason;
+  }
+
+  private ensureOpen(what: string): void {
+    if (this.closedReason !== undefined)
+      throw new BatonError('LEASE_LOST', `${what} after the attempt ended (${this.closedReason})`, {
+        data: { runId: this.runId, attempt: this.attempt },
+      });
+  }
+
+  /** Advisory events (progress, mode changes, skipped tools): written in the background. */
+  private emit(events: NewEvent[]): void {
+    if (this.closedReason !== undefined) return;
+    this.init.store.appendEvents(events, this.init.fence).catch(() => {
+      // A lost lease is reported by the attempt itself.
+    });
+  }
+
+  async step<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
+    const found = this.stepLookup(key);
+    if (found.hit) return found.value as T;
+    const started = this.clock.monotonic();
+    const value = await fn();
+    return (await this.stepRecord(key, value, this.clock.monotonic() - started)) as T;
+  }
+
+  /**
+   * First half of a step (also used by the thread bridge): checks the key and returns the recorded
+   * result when there is one.
+   */
+  stepLookup(key: string): { hit: boolean; value?: unknown } {
+    if (typeof key !== 'string' || key.length === 0 || key.length > 512)
+      throw new BatonError(
+        'INVALID_INPUT',
+        `ctx.step key must be a string of 1-512 characters, got ${String(key)}`,
+      );
+    if (this.used.has(key))
+      throw new BatonError(
+        'INVALID_INPUT',
+        `ctx.step key "${key}" is used twice in one attempt; keys must be unique`,
+        {
+          data: { key },
+        },
+      );
+    this.used.add(key);
+    if (this.init.memo.has(key)) {
+      this.replayed.push(key);
+      return { hit: true, value: this.init.memo.get(key) };
+    }
+    this.ensureOpen(`ctx.step("${key}")`);
+    return { hit: false };
+  }
+
+  /** Second half of a step: records the result (fenced) and returns it as a replay would see it. */
+  async stepRecord(key: string, value: unknown, durationMs: number): Promise<unknown> {
+    this.ensureOpen(`ctx.step("${key}") finished`);
+    // Hand back exactly what a replay would see (JSON), so first runs and resumes behave alike.
+    const stored = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+    await this.init.store.recordStep(
+      this.init.fence,
+      { key, attempt: this.attempt, output: stored, version: this.init.version },
+      [newEvent(this.runId, 'step:completed', { key, durationMs: Math.round(durationMs) })],
+    );
+    this.init.memo.set(key, stored);
+    return stored;
+  }
+
+  /** Appends an advisory event (used by the thread bridge for tool and time events). */
+  emitEvent<T extends BatonEventType>(type: T, data: BatonEventMap[T]): void {
+    this.emit([newEvent(this.runId, type, data)]);
+  }
+
+  /** Saves a checkpoint taken at a protocol moment (used by ctx.tool and the thread bridge). */
+  checkpointAt(state: unknown, info: CheckpointInfo, moment: Moment): Promise<number> {
+    return this.saveCheckpoint(state, info, moment);
+  }
+
+  checkpoint(state: unknown, info: CheckpointInfo = {}): Promise<number> {
+    return this.saveCheckpoint(state, info, 'explicit');
+  }
+
+  private async saveCheckpoint(state: unknown, info: CheckpointInfo, moment: Moment): Promise<number> {
+    this.ensureOpen('ctx.checkpoint');
+    if (info.itemsAnalyzed !== undefined) this.time.noteItems(info.itemsAnalyzed);
+    const items = this.time.itemsAnalyzed;
+    const assessment = this.time.assess();
+    const record = buildCheckpointRecord({
+      checkpointId: checkpointId(this.stepId ?? this.taskName, this.init.lastSeq + this.checkpoints + 1),
+      itemsAnalyzed: items,
+      ...(info.itemsTotal !== undefined ? { itemsTotal: info.itemsTotal } : {}),
+      assessment,
+      status: info.status ?? 'in_progress',
+    });
+    const seq = await this.init.store.saveCheckpoint(
+      this.init.fence,
+      {
+        attempt: this.attempt,
+        state: state ?? null,
+        record: record as unknown as Record<string, unknown>,
+        version: this.init.version,
+      },
+      [
+        newEvent(this.runId, 'checkpoint:saved', {
+          seq: 0,
+          itemsAnalyzed: items,
+          progressPercentage: record.progress_percentage,
+          timeStatus: assessment.time_status,
+          remainingSeconds: assessment.remaining_seconds,
+          moment,
+        }),
+      ],
+    );
+    this.checkpoints++;
+    this.lastState = state;
+    this.time.noteCheckpoint(items);
+    return seq;
+  }
+
+  async partial(...findings: unknown[]): Promise<void> {
+    this.ensureOpen('ctx.partial');
+    if (findings.length === 0) return;
+    const total = this.findings.length + findings.length;
+    await this.init.store.addPartial(this.init.fence, this.attempt, findings, [
+      newEvent(this.runId, 'partial:recorded', { count: findings.length, total }),
+    ]);
+    this.findings.push(...findings);
+  }
+
+  progress(done: number, total?: number): void {
+    if (this.closedReason !== undefined || !Number.isFinite(done)) return;
+    this.time.noteItems(done);
+    const now = this.clock.monotonic();
+    const finished = total !== undefined && done >= total;
+    if (!finished && now - this.lastProgressAt < PROGRESS_EVERY_MS) return;
+    this.lastProgressAt = now;
+    this.emit([newEvent(this.runId, 'progress:reported', { done, total: total ?? null })]);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return this.clock.sleep(ms, this.signal);
+  }
+
+  shouldSkip(kind: string): DegradationDecision {
+    return this.time.shouldSkip(kind);
+  }
+
+  shouldCheckpoint(itemsAnalyzed: number): boolean {
+    return this.time.shouldCheckpoint(itemsAnalyzed);
+  }
+
+  async tool<T, C = T>(
+    kind: string,
+    fn: () => T | Promise<T>,
+    options: ToolOptions<C> = {},
+  ): Promise<T | C | undefined> {
+    this.ensureOpen(`ctx.tool("${kind}")`);
+    const name = options.name ?? kind;
+    const decision = this.time.shouldSkip(kind);
+    const detail = {
+      kind,
+      name,
+      reason: decision.reason,
+      alternative: decision.alternative,
+      level: decision.level,
+    };
+    if (decision.action === 'skip' || (decision.action === 'cheap' && !options.cheap)) {
+      this.emit([newEvent(this.runId, 'tool:skipped', detail)]);
+      this.log.info(detail, 'tool skipped');
+      return undefined;
+    }
+    const policy = this.time.checkpoints;
+    const deep = kind === 'deep_analysis';
+    if (deep ? policy.beforeDeepAnalysis() : policy.beforeToolCall())
+      await this.saveCheckpoint(this.lastState, {}, deep ? 'before_deep_analysis' : 'before_tool');
+    const started = this.clock.monotonic();
+    let value: T | C;
+    if (decision.action === 'cheap' && options.cheap) {
+      this.emit([newEvent(this.runId, 'tool:degraded', detail)]);
+      value = await options.cheap(decision);
+    } else value = await fn();
+    if (policy.afterToolCall(this.clock.monotonic() - started))
+      await this.saveCheckpoint(this.lastState, {}, 'after_long_tool');
+    return value;
+  }
+}

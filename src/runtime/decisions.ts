@@ -1,0 +1,262 @@
+/**
+ * Escalation (protocol 001, "Escalation Path"). When retries are exhausted — or fast mode accepts a
+ * partial result — the attempt builds a decision request in the protocol's wording. Unattended runs
+ * (the default) have it answered at once by the task's escalation policy. Runs that ask a human wait
+ * durably in `waiting: decision` (a restart does not lose the question) until someone answers —
+ * the CLI prompt, `baton decide`, the HTTP API or code — or the optional decision timeout lets the
+ * policy answer. Every answer becomes one transition, guarded so two answers cannot both apply.
+ */
+import {
+  BatonError,
+  buildDecisionRequest,
+  type DecisionAnswer,
+  type DecisionRequest,
+  decideByPolicy,
+  type EscalationMenu,
+  type EscalationPolicy,
+  type NewEvent,
+  newEvent,
+  type RunStatus,
+  resolveDecision,
+  serializeError,
+  validateDecision,
+} from '../core/index.ts';
+import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
+import type { Engine } from './engine.ts';
+import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
+
+/** What a run waiting for a decision keeps in its meta. */
+export interface PendingDecision {
+  request: DecisionRequest;
+  reason: string;
+  /** The attempt's result to use if the answer is "continue with partial results". */
+  result: unknown;
+  attempt: number;
+  timerId?: string;
+}
+
+export interface EscalateInput {
+  s: AttemptSummary;
+  reason: string;
+  menu: EscalationMenu;
+  error: unknown;
+  timedOut: boolean;
+  findings: unknown[];
+  result: unknown;
+}
+
+function wantsHuman(run: RunRecord, askByDefault: boolean): boolean {
+  if (run.options.escalation === 'ask') return true;
+  if (run.options.escalation === 'policy') return false;
+  return askByDefault;
+}
+
+export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRecord> {
+  const { s } = e;
+  const now = engine.clock.now();
+  const request = buildDecisionRequest({
+    menu: e.menu,
+    attempts: s.failures + 1,
+    // An attempt refused because the budget was already spent had no timeout of its own.
+    timeoutMs: Math.max(1, s.timeoutMs),
+    totalMs: now - (s.run.startedAt ?? s.run.createdAt),
+    findings: e.findings.length,
+    ...(s.task.escalation.expectedFindings ? { expectedFindings: s.task.escalation.expectedFindings } : {}),
+    ...(s.mode !== undefined ? { mode: s.mode } : {}),
+    ...(s.policy.modeLabel !== undefined ? { modeLabel: s.policy.modeLabel } : {}),
+    modeIds: s.policy.modeIds,
+    taskName: s.task.name,
+    ...(s.task.escalation.wording ? { wording: s.task.escalation.wording } : {}),
+  });
+  const pending: PendingDecision = { request, reason: e.reason, result: e.result, attempt: s.run.attempt };
+  const ended: NewEvent[] = [
+    ...replayEvents(s),
+    attemptEndEvent(engine, s, e.error, e.timedOut, e.findings.length),
+  ];
+  const baseMeta = {
+    failures: s.failures + 1,
+    ...attemptLog(s, e.timedOut),
+    lastError: serializeError(e.error),
+  };
+
+  if (!wantsHuman(s.run, s.task.escalation.ask)) {
+    const answer = decideByPolicy(request, policyFor(s.task.escalation.policy, e));
+    const requested = newEvent(s.run.id, 'decision:requested', { request: { ...request }, reason: e.reason });
+    return applyDecision(
+      engine,
+      s.run,
+      pending,
+      answer,
+      'policy',
+      { fence: s.fence },
+      [...ended, requested],
+      baseMeta,
+    );
+  }
+  const timeoutMs = s.task.escalation.decisionTimeoutMs;
+  if (timeoutMs !== null) {
+    // Added first: if the process dies before the transition, the timer finds no question and does nothing.
+    pending.timerId = `decision:${s.run.id}:${s.run.attempt}`;
+    await engine.store.addTimer({
+      id: pending.timerId,
+      runId: s.run.id,
+      kind: 'decision-timeout',
+      dueAt: now + timeoutMs,
+      payload: { runId: s.run.id, attempt: s.run.attempt },
+      createdAt: now,
+    });
+  }
+  return engine.store.transition(
+    s.run.id,
+    { status: 'waiting', waitReason: 'decision', meta: { ...baseMeta, decision: pending } },
+    [
+      ...ended,
+      newEvent(s.run.id, 'decision:requested', {
+        request: { ...request },
+        reason: e.reason,
+        ...(timeoutMs !== null ? { timeoutAt: new Date(now + timeoutMs).toISOString() } : {}),
+      }),
+      newEvent(s.run.id, 'run:waiting', { reason: 'decision', detail: request.message.split('\n')[0] ?? '' }),
+    ],
+    { fence: s.fence },
+  );
+}
+
+/** A failure without findings is not "skipped" by default: nothing was found and something broke. */
+function policyFor(policy: EscalationPolicy, e: EscalateInput): EscalationPolicy {
+  if (e.timedOut || e.findings.length > 0) return policy;
+  return { ...policy, otherwise: ['abandon', ...policy.otherwise.filter((c) => c !== 'abandon')] };
+}
+
+/** Turns an answer into the run's next state, in one guarded transition (with the flow on abandon). */
+export async function applyDecision(
+  engine: Engine,
+  run: RunRecord,
+  pending: PendingDecision,
+  answer: DecisionAnswer,
+  by: string,
+  guard: TransitionGuard,
+  events: NewEvent[] = [],
+  meta: Record<string, unknown> = {},
+): Promise<RunRecord> {
+  const outcome = resolveDecision(pending.request, answer);
+  const now = engine.clock.now();
+  const task = engine.tasks.get(run.name);
+  const made = newEvent(run.id, 'decision:made', { answer: { ...answer }, by, action: outcome.action });
+  const history = [
+    ...((run.meta.decisions as unknown[]) ?? []),
+    { answer, by, at: new Date(now).toISOString(), reason: pending.reason },
+  ];
+  const base = { ...meta, decision: null, decisions: history };
+  const ended = (status: RunStatus, extra: RunPatch, end: NewEvent): Promise<RunRecord> =>
+    engine.store.transition(
+      run.id,
+      { status, waitReason: null, finishedAt: now, expiresAt: now + ttlOf(engine, run, task), ...extra },
+      [...events, made, end],
+      guard,
+    );
+  switch (outcome.action) {
+    case 'retry':
+    case 'restart':
+      return engine.store.transition(
+        run.id,
+        {
+          status: 'queued',
+          waitReason: null,
+          wakeAt: null,
+          meta:
+            outcome.action === 'retry'
+              ? { ...base, timeoutOverrideMs: outcome.timeoutMs }
+              : { ...base, modeOverride: outcome.mode, failures: 0, timeoutOverrideMs: null },
+        },
+        [...events, made, newEvent(run.id, 'run:queued', { reason: 'resumed' })],
+        guard,
+      );
+    case 'finish': {
+      const durationMs = now - (run.startedAt ?? run.createdAt);
+      if (outcome.finalStatus === 'completed')
+        return ended(
+          'succeeded',
+          { output: outcome.input ?? null, meta: base },
+          newEvent(run.id, 'run:succeeded', { durationMs }),
+        );
+      const skipped = outcome.finalStatus === 'skipped';
+      const output = skipped
+        ? { skipped: true, research_complete: false, reason: pending.request.message.split('\n')[0] }
+        : pending.result;
+      return ended(
+        'partial',
+        { output, meta: { ...base, incomplete: true, researchComplete: false, skipped } },
+        newEvent(run.id, 'run:partial', { durationMs }),
+      );
+    }
+    case 'abandon': {
+      const error = serializeError(
+        new BatonError(
+          'NON_RETRIABLE',
+          `abandoned after ${pending.request.attempts} attempt(s), decided by ${by}`,
+          {
+            data: { reason: pending.reason },
+          },
+        ),
+      );
+      const step = await ended('failed', { error, meta: base }, newEvent(run.id, 'run:failed', { error }));
+      // "Abandon planning session": the whole flow ends, its other steps are cancelled.
+      if (run.parentId) {
+        await engine.store
+          .transition(
+            run.parentId,
+            { status: 'failed', error, finishedAt: now, expiresAt: now + engine.ttlMs },
+            [newEvent(run.parentId, 'run:failed', { error })],
+            { expectStatus: ['running'] },
+          )
+          .catch(() => undefined);
+      }
+      return step;
+    }
+  }
+}
+
+function normalizeAnswer(answer: unknown): unknown {
+  return typeof answer === 'string' ? { choice: answer } : answer;
+}
+
+/** Answers the question a run is waiting on. Throws RUN_CONFLICT if it is not waiting for one. */
+export async function decide(
+  engine: Engine,
+  runId: string,
+  rawAnswer: unknown,
+  by: string,
+): Promise<RunRecord> {
+  const run = await engine.store.getRun(runId);
+  if (!run) throw new BatonError('RUN_NOT_FOUND', `no run with id ${runId}`, { data: { runId } });
+  const pending = run.meta.decision as PendingDecision | null | undefined;
+  if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending)
+    throw new BatonError(
+      'RUN_CONFLICT',
+      `run ${runId} is not waiting for a decision (it is ${run.status}${run.waitReason ? `: ${run.waitReason}` : ''})`,
+      {
+        data: { runId, status: run.status },
+      },
+    );
+  const answer = validateDecision(pending.request, normalizeAnswer(rawAnswer));
+  const next = await applyDecision(engine, run, pending, answer, by, { expectStatus: ['waiting'] });
+  if (pending.timerId) await engine.store.cancelTimers([pending.timerId]);
+  return next;
+}
+
+/** The decision timeout: the policy answers if the question is still open. */
+export async function decideOnTimeout(engine: Engine, runId: string, attempt: number): Promise<void> {
+  const run = await engine.store.getRun(runId);
+  const pending = run?.meta.decision as PendingDecision | null | undefined;
+  if (run?.status !== 'waiting' || run.waitReason !== 'decision' || !pending || pending.attempt !== attempt)
+    return;
+  const task = engine.tasks.get(run.name);
+  const answer = decideByPolicy(pending.request, task?.escalation.policy);
+  await applyDecision(engine, run, pending, answer, 'policy (decision timeout)', {
+    expectStatus: ['waiting'],
+  }).catch((err: unknown) => {
+    // Someone answered in the meantime: theirs stands.
+    if (!(err instanceof BatonError && err.code === 'RUN_CONFLICT')) throw err;
+  });
+}
