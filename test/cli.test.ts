@@ -149,6 +149,46 @@ describe('baton CLI', () => {
     expect(fingerprint()).toBe(before);
   });
 
+  it('leaves a question for a human durably waiting, answered later with baton decide', () => {
+    const asking = plan('ask.json', {
+      plan: {
+        steps: [
+          { id: 'look', aiName: 'stubborn' },
+          { aiName: 'double', draftArgs: { n: 1 }, dependsOn: ['look'] },
+        ],
+      },
+    });
+    const r = baton('--db', db, 'run', asking, '--tasks', tasks, '--json');
+    expect(r.code).toBe(4);
+    const waiting = JSON.parse(r.out) as {
+      id: string;
+      decisions: Array<{ runId: string; request: { message: string } }>;
+    };
+    const step = waiting.decisions[0]?.runId as string;
+    expect(waiting.decisions[0]?.request.message).toMatch(
+      /^Research agent failed after 1 attempt\.\nTotal time spent: /,
+    );
+    const question = baton('--db', db, 'decide', step);
+    expect(question.code).toBe(0);
+    expect(question.out).toMatch(/\[Continue with partial results\]/);
+    const bad = baton('--db', db, 'decide', step, 'maybe');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/DECISION_INVALID: answer\.choice must be one of/);
+    const ok = baton('--db', db, 'decide', step, 'continue_partial');
+    expect(ok.code).toBe(0);
+    const again = baton('--db', db, 'decide', step, 'skip');
+    expect(again.code).toBe(3);
+    const done = baton('--db', db, 'resume', waiting.id, '--tasks', tasks, '--json');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({
+      status: 'partial',
+      output: { look: { status: 'timeout', partial: true }, '1': 2 },
+    });
+    const show = baton('--db', db, 'show', waiting.id);
+    expect(show.out).toMatch(/timeouts {2}2 spawned, 1 completed, 1 timed out → partial/);
+    expect(show.out).toMatch(/decided {3}look: continue_partial by cli/);
+  });
+
   it('reports every problem of a plan at once, each with its step', () => {
     const r = baton(
       '--db',

@@ -30,12 +30,7 @@ interface ResearchState {
   keywords: string[];
 }
 
-async function research(
-  source: string,
-  every: number,
-  input: z.infer<typeof researcherInput>,
-  ctx: TaskContext,
-) {
+async function research(source: string, input: z.infer<typeof researcherInput>, ctx: TaskContext) {
   const items = corpus(source);
   const saved = ctx.lastCheckpoint?.state as ResearchState | undefined;
   const state: ResearchState = saved ?? { next: 0, findings: [], keywords: [] };
@@ -43,15 +38,33 @@ async function research(
   for (let i = state.next; i < items.length; i++) {
     const item = items[i] as CorpusItem;
     const result = await ctx.step(`${source}:${item.id}`, async () => {
-      await ctx.sleep(input.readMs);
-      return analyzeItem(item, source);
+      // A deep read when there is time; only the first two sentences when the budget runs short.
+      const analysis = await ctx.tool(
+        'deep_analysis',
+        async () => {
+          await ctx.sleep(input.readMs);
+          return analyzeItem(item, source);
+        },
+        {
+          name: `read ${item.id}`,
+          cheap: async () => {
+            await ctx.sleep(Math.round(input.readMs / 3));
+            return {
+              ...analyzeItem({ ...item, text: item.text.split('. ').slice(0, 2).join('. ') }, source),
+              quick: true,
+            };
+          },
+        },
+      );
+      return analysis ?? { item: item.id, claims: [], keywords: [] };
     });
     state.findings.push(...result.claims);
     state.keywords.push(...result.keywords);
     state.next = i + 1;
     if (result.claims.length > 0) await ctx.partial(...result.claims);
     ctx.progress(i + 1, items.length);
-    if ((i + 1) % every === 0 || i + 1 === items.length)
+    // The protocol's per-agent intervals: every 3 papers, 2 repositories, 5 discussions.
+    if (ctx.shouldCheckpoint(i + 1) || i + 1 === items.length)
       await ctx.checkpoint(state, { itemsAnalyzed: i + 1, itemsTotal: items.length });
   }
   return {
@@ -62,28 +75,42 @@ async function research(
   } satisfies ResearchOutput;
 }
 
+/** The demo's budget is seconds, not minutes, so its time thresholds are scaled down with it. */
+const demoTime = { thresholds: { criticalSeconds: 4, warningSeconds: 8, warningFraction: 0.25 } };
+
+/**
+ * Deliberately slow: its first attempt (1.2 s) cannot read 12 papers at 150 ms each, so it times
+ * out with partial findings, then retries after 1 s with twice the timeout, from its checkpoint.
+ */
 export const academicResearcher = defineTask({
   name: 'academic-researcher',
   input: researcherInput,
-  checkpointEvery: 3,
-  kind: 'external',
-  run: (input, ctx) => research('papers', 3, input, ctx),
+  kind: 'researcher',
+  timeout: '1200ms',
+  retry: { backoff: ['1s', '2s'] },
+  budget: '20s',
+  time: demoTime,
+  run: (input, ctx) => research('papers', input, ctx),
 });
 
 export const githubWatcher = defineTask({
   name: 'github-watcher',
   input: researcherInput,
-  checkpointEvery: 2,
-  kind: 'codebase',
-  run: (input, ctx) => research('repos', 2, input, ctx),
+  kind: 'researcher',
+  mode: 'codebase',
+  budget: '20s',
+  time: demoTime,
+  run: (input, ctx) => research('repos', input, ctx),
 });
 
 export const communityListener = defineTask({
   name: 'community-listener',
   input: researcherInput,
-  checkpointEvery: 5,
-  kind: 'docs',
-  run: (input, ctx) => research('discussions', 5, input, ctx),
+  kind: 'researcher',
+  mode: 'docs',
+  budget: '20s',
+  time: demoTime,
+  run: (input, ctx) => research('discussions', input, ctx),
 });
 
 export const aggregator = defineTask({

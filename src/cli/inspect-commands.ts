@@ -124,6 +124,43 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
       for (const { m, p } of ps)
         out.push(`  ${(m.stepId ?? m.name).padEnd(12)} ${preview(p.findings, 3).replace(/\n/g, ' ')}`);
     }
+    const ts = run.meta.timeout_state as
+      | {
+          agents_spawned: number;
+          agents_completed: number;
+          agents_timed_out: number;
+          overall_status: string;
+          timeout_details: Array<Record<string, unknown>>;
+        }
+      | undefined;
+    if (ts) {
+      out.push(
+        '',
+        `timeouts  ${ts.agents_spawned} spawned, ${ts.agents_completed} completed, ${ts.agents_timed_out} timed out → ${ts.overall_status}`,
+      );
+      for (const d of ts.timeout_details)
+        out.push(
+          `          ${d.mode}: timed out at ${d.timeout_at}s, ${d.retries} retries, ended ${d.final_status}`,
+        );
+    }
+    for (const m of members) {
+      const who = m.stepId ?? m.name;
+      const pending = m.meta.decision as
+        | { request: { message: string; choices: Array<{ id: string }> } }
+        | null
+        | undefined;
+      if (pending)
+        out.push(
+          '',
+          `decision needed (${who}):`,
+          ...pending.request.message.split('\n').map((l) => `  ${l}`),
+          `  answer: baton decide ${m.id} <${pending.request.choices.map((c) => c.id).join('|')}>`,
+        );
+      for (const d of (m.meta.decisions as
+        | Array<{ answer: { choice: string }; by: string; at: string }>
+        | undefined) ?? [])
+        out.push(`decided   ${who}: ${d.answer.choice} by ${d.by} at ${d.at}`);
+    }
     if (run.error) out.push('', `error     ${run.error.code}: ${run.error.message}`);
     if (run.output !== undefined)
       out.push('', `result    ${preview(run.output, 40).replace(/\n/g, '\n          ')}`);

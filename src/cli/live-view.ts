@@ -50,6 +50,7 @@ export function formatRow(row: StepRow, now: number, labelWidth: number): string
     elapsed.padStart(7),
     `try ${row.attempt || '-'}`,
     `ckpt ${row.checkpoints}`,
+    row.timeStatus ? `${row.timeStatus} ${formatDuration((row.remainingSeconds ?? 0) * 1000)} left` : '',
     `${items}${row.note ? `  ${row.note}` : ''}`,
   ].join('  ');
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `baton` command. */
 import { Command } from 'commander';
+import { decideCommand } from './decide-command.ts';
 import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
 import { exitCodeFor, printError } from './output.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
@@ -32,6 +33,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--flow <name>', 'which flow or task of the module to run')
     .option('--id <id>', 'your own run id')
     .option('--budget <duration>', 'time budget, e.g. 75m')
+    .option('--fast-mode', 'timeouts halved, one retry, partial results accepted readily')
+    .option('--mode <mode>', 'research mode for the timeouts: codebase, docs, external, dual')
+    .option('--unattended', 'never prompt: escalations are answered by the task’s policy')
     .action(async (file: string, o: Record<string, string>) => {
       code = await runCommand(file, { ...common(), ...o });
     });
@@ -42,6 +46,19 @@ export async function main(argv: string[]): Promise<number> {
     .option('--tasks <module>', 'module that defines the run’s tasks (default: the one it was started from)')
     .action(async (id: string, o: { tasks?: string }) => {
       code = await resumeCommand(id, { ...common(), ...o });
+    });
+  program
+    .command('decide')
+    .description('answer the escalation a run is waiting on (without a choice: show the question)')
+    .argument('<id>')
+    .argument(
+      '[choice]',
+      'retry_extended | continue_partial | skip | different_mode | manual_input | abandon',
+    )
+    .option('--mode <mode>', 'the new mode for different_mode')
+    .option('--input <json>', 'the findings for manual_input, as JSON or @file.json')
+    .action(async (id: string, choice: string | undefined, o: { mode?: string; input?: string }) => {
+      code = await decideCommand(id, choice, { ...common(), ...o });
     });
   program
     .command('ls')

@@ -1,8 +1,11 @@
 /** Printing for the CLI: exit codes, errors, JSON and short value previews. */
 import { BatonError, type ErrorCode, isBatonError, serializeError } from '../core/index.ts';
 
-/** 0 succeeded or partial · 1 failed, cancelled or expired · 2 bad input · 3 conflict · 70 internal. */
-export const ExitCode = { ok: 0, runFailed: 1, badInput: 2, conflict: 3, internal: 70 } as const;
+/**
+ * 0 succeeded or partial · 1 failed, cancelled or expired · 2 bad input · 3 conflict · 4 waiting for
+ * a decision nobody here can answer · 70 internal.
+ */
+export const ExitCode = { ok: 0, runFailed: 1, badInput: 2, conflict: 3, waiting: 4, internal: 70 } as const;
 
 const BAD_INPUT: ReadonlySet<ErrorCode> = new Set([
   'INVALID_INPUT',

@@ -1,12 +1,13 @@
 /** `baton run` and `baton resume`: start or continue a run here, show it live, print how it ended. */
 import { readFileSync } from 'node:fs';
-import { BatonError, isTerminal } from '../core/index.ts';
+import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
 import { type Baton, createBaton, type RunOutcome, type TaskDefinition } from '../runtime/index.ts';
 import { openSqliteStore, type SqliteStore } from '../store/index.ts';
 import { formatDuration, systemClock } from '../time/index.ts';
 import { createLiveView } from './live-view.ts';
 import { loadModule, loadRunnable } from './load-definitions.ts';
 import { ExitCode, parseJsonArg, preview } from './output.ts';
+import { promptDecision } from './prompt-decision.ts';
 
 export interface CommonOptions {
   db: string;
@@ -25,6 +26,8 @@ export interface FollowRunOptions {
   showOutput?: boolean;
   /** Fold events that happened before now into the view without printing them (for resumes). @default false */
   quietPast?: boolean;
+  /** Ask on the terminal when a run needs a decision. @default false */
+  interactive?: boolean;
 }
 
 /** Follows the run until it ends, showing it live (or quietly with --json), then summarizes it. */
@@ -40,13 +43,58 @@ export async function followRun(baton: Baton, id: string, options: FollowRunOpti
   };
   process.once('SIGINT', onSigint);
   try {
-    for await (const e of baton.events(id)) live?.onEvent(e, e.id <= pastUntil);
+    let asked = false;
+    for await (const e of baton.events(id)) {
+      live?.onEvent(e, e.id <= pastUntil);
+      if (e.type === 'decision:requested') {
+        if (options.interactive && e.id > pastUntil) {
+          live?.stop();
+          await promptDecision(baton, e.runId, (e.data as unknown as { request: DecisionRequest }).request);
+        } else asked = true;
+      }
+      // Nobody here to answer: once nothing else can move, leave the question durably waiting.
+      if (asked && (await onlyDecisionsLeft(baton, id))) {
+        live?.stop();
+        return await waitingForDecision(baton, id, json);
+      }
+    }
   } finally {
     live?.stop();
     process.removeListener('SIGINT', onSigint);
   }
   const outcome = await baton.result(id);
   return summarize(outcome, json, options.notes ?? [], options.showOutput ?? true);
+}
+
+async function onlyDecisionsLeft(baton: Baton, id: string): Promise<boolean> {
+  const root = await baton.getRun(id);
+  if (!root || isTerminal(root.status)) return false;
+  const members = root.kind === 'flow' ? await baton.listRuns({ parentId: id, limit: 10_000 }) : [root];
+  const open = members.filter((m) => !isTerminal(m.status));
+  return (
+    open.some((m) => m.waitReason === 'decision') &&
+    open.every((m) => m.status === 'waiting' && m.waitReason !== 'timer')
+  );
+}
+
+async function waitingForDecision(baton: Baton, id: string, json: boolean): Promise<number> {
+  const root = await baton.getRun(id);
+  const members =
+    root?.kind === 'flow' ? await baton.listRuns({ parentId: id, limit: 10_000 }) : root ? [root] : [];
+  const waiting = members.filter((m) => m.waitReason === 'decision');
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ id, status: 'waiting', decisions: waiting.map((m) => ({ runId: m.id, request: (m.meta.decision as { request: unknown }).request })) })}\n`,
+    );
+  } else {
+    for (const m of waiting) {
+      const request = (m.meta.decision as { request: DecisionRequest }).request;
+      process.stdout.write(
+        `\n${request.message}\n\nrun ${m.id} is waiting for a decision. Answer it with:\n  baton decide ${m.id} <${request.choices.map((c) => c.id).join('|')}>\nthen continue with: baton resume ${id}\n`,
+      );
+    }
+  }
+  return ExitCode.waiting;
 }
 
 async function lastEventId(baton: Baton, id: string): Promise<number> {
@@ -81,8 +129,19 @@ function summarize(outcome: RunOutcome, json: boolean, notes: string[], showOutp
 
 export async function runCommand(
   file: string,
-  options: CommonOptions & { input?: string; tasks?: string; flow?: string; id?: string; budget?: string },
+  options: CommonOptions & {
+    input?: string;
+    tasks?: string;
+    flow?: string;
+    id?: string;
+    budget?: string;
+    fastMode?: boolean;
+    mode?: string;
+    unattended?: boolean;
+  },
 ): Promise<number> {
+  const interactive =
+    Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.json && !options.unattended;
   const input =
     options.input === undefined ? {} : parseJsonArg(options.input, '--input', (p) => readFileSync(p, 'utf8'));
   const { what, defs } = await loadRunnable(file, options);
@@ -93,9 +152,20 @@ export async function runCommand(
       source: defs.source ?? undefined,
       ...(options.id ? { id: options.id } : {}),
       ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.fastMode ? { fast: true } : {}),
+      ...(options.mode ? { mode: options.mode } : {}),
+      ...(interactive
+        ? { escalation: 'ask' as const }
+        : options.unattended
+          ? { escalation: 'policy' as const }
+          : {}),
     });
     if (!options.json) process.stderr.write(`started ${run.id} on ${options.db}\n`);
-    return await followRun(baton, run.id, { json: options.json ?? false });
+    if (options.fastMode && !options.json)
+      process.stderr.write(
+        'Fast mode: Research timeouts reduced by 50%\nResearch quality may be lower. For thorough research, omit --fast-mode.\n',
+      );
+    return await followRun(baton, run.id, { json: options.json ?? false, interactive });
   } finally {
     await baton.close();
     await store.close();
@@ -122,7 +192,8 @@ export async function resumeCommand(
       const after = await store.getRun(id);
       if (after && isTerminal(after.status))
         return summarize(await baton.result(id), options.json ?? false, notes);
-      return await followRun(baton, id, { json: options.json ?? false, notes, quietPast: true });
+      const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.json;
+      return await followRun(baton, id, { json: options.json ?? false, notes, quietPast: true, interactive });
     } finally {
       await baton.close();
     }

@@ -4,6 +4,7 @@
  * all read the same thing.
  */
 import type { BatonEvent } from '../core/index.ts';
+import { formatDuration } from '../time/index.ts';
 
 export interface StepRow {
   runId: string;
@@ -18,6 +19,9 @@ export interface StepRow {
   total: number | null;
   findings: number;
   note: string;
+  /** The protocol's time status at the last checkpoint (on_track, warning, time_critical). */
+  timeStatus: string | null;
+  remainingSeconds: number | null;
 }
 
 export interface RunView {
@@ -60,6 +64,8 @@ export function applyEvent(view: RunView, e: BatonEvent): void {
       total: null,
       findings: 0,
       note: '',
+      timeStatus: null,
+      remainingSeconds: null,
     });
     return;
   }
@@ -85,9 +91,31 @@ export function applyEvent(view: RunView, e: BatonEvent): void {
       row.note = d.resumedFrom ? `resumed from checkpoint ${d.resumedFrom}` : '';
       break;
     }
-    case 'checkpoint:saved':
+    case 'checkpoint:saved': {
+      const d = e.data as { timeStatus?: string; remainingSeconds?: number };
       row.checkpoints++;
+      if (d.timeStatus) row.timeStatus = d.timeStatus;
+      if (d.remainingSeconds !== undefined) row.remainingSeconds = d.remainingSeconds;
       break;
+    }
+    case 'time:mode_changed': {
+      const d = e.data as { to: string; timeStatus: string; remainingSeconds: number };
+      row.timeStatus = d.timeStatus;
+      row.remainingSeconds = d.remainingSeconds;
+      row.note = d.to === 'ACCELERATE' ? 'ACCELERATE: wrapping up' : '';
+      break;
+    }
+    case 'tool:skipped':
+      row.note = `skipped ${(e.data as { name: string }).name}: ${(e.data as { alternative: string }).alternative}`;
+      break;
+    case 'decision:requested':
+      row.note = 'needs a decision';
+      break;
+    case 'decision:made': {
+      const d = e.data as unknown as { answer: { choice: string }; by: string };
+      row.note = `decided: ${d.answer.choice} (by ${d.by})`;
+      break;
+    }
     case 'progress:reported': {
       const d = e.data as { done: number; total: number | null };
       row.done = d.done;
@@ -126,20 +154,31 @@ export function describeEvent(e: BatonEvent): string {
     case 'run:created':
       return `${d.kind} ${d.name} created`;
     case 'attempt:started':
-      return `attempt ${d.attempt} started${d.timeoutMs ? ` (timeout ${Math.round(Number(d.timeoutMs) / 1000)}s)` : ''}${d.resumedFrom ? `, resuming from checkpoint ${d.resumedFrom}` : ''}`;
+      return `attempt ${d.attempt} started${d.timeoutMs ? ` (timeout ${formatDuration(Number(d.timeoutMs))})` : ''}${d.resumedFrom ? `, resuming from checkpoint ${d.resumedFrom}` : ''}`;
     case 'checkpoint:saved':
-      return `checkpoint ${d.seq}${d.itemsAnalyzed !== null ? ` after ${d.itemsAnalyzed} items` : ''}`;
+      return `checkpoint ${d.seq}${d.itemsAnalyzed !== null ? ` after ${d.itemsAnalyzed} items` : ''}${d.timeStatus ? ` (${d.timeStatus}, ${d.remainingSeconds}s of budget left)` : ''}${d.moment && d.moment !== 'explicit' ? ` [${d.moment}]` : ''}`;
     case 'checkpoint:invalid':
       return `checkpoint ${d.seq} ignored: ${d.reason}`;
     case 'step:replayed':
       return `${d.count} memoized step(s) taken from the record, not redone`;
     case 'attempt:retrying':
-      return `retry ${d.nextAttempt} in ${Math.round(Number(d.waitMs) / 1000)}s${d.nextTimeoutMs ? ` with timeout ${Math.round(Number(d.nextTimeoutMs) / 1000)}s` : ''}`;
+      return `retry ${d.nextAttempt} in ${formatDuration(Number(d.waitMs))}${d.nextTimeoutMs ? ` with timeout ${formatDuration(Number(d.nextTimeoutMs))}` : ''}`;
     case 'attempt:failed':
     case 'run:failed':
       return `${e.type === 'run:failed' ? 'failed' : `attempt ${d.attempt} failed`}: ${(d.error as { message: string }).message}`;
     case 'attempt:timed_out':
-      return `attempt ${d.attempt} timed out after ${Math.round(Number(d.timeoutMs) / 1000)}s with ${d.findings} finding(s)`;
+      return `attempt ${d.attempt} timed out after ${formatDuration(Number(d.timeoutMs))} with ${d.findings} finding(s) kept`;
+    case 'time:mode_changed':
+      return `${d.from} → ${d.to} (${d.timeStatus}, ${d.remainingSeconds}s left)`;
+    case 'tool:skipped':
+    case 'tool:degraded':
+      return `${e.type === 'tool:skipped' ? 'skipped' : 'cheap alternative for'} ${d.name}: ${d.reason} → ${d.alternative}`;
+    case 'decision:requested':
+      return String((d.request as { message: string }).message).replace(/\n+/g, ' ');
+    case 'decision:made':
+      return `decided ${(d.answer as { choice: string }).choice} (by ${d.by}) → ${d.action}`;
+    case 'log:message':
+      return String(d.message).replace(/\n+/g, ' ');
     case 'lease:recovered':
       return `taken back from ${d.previousOwner} (${d.reason})`;
     case 'progress:reported':

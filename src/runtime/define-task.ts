@@ -175,6 +175,24 @@ function toRetryOptions(
   };
 }
 
+/** The degradation table follows the task's time thresholds unless it sets its own. */
+function degradationOf(
+  time: TaskOptions<unknown, unknown>['time'],
+  at: (f: string) => string,
+): DegradationTable | undefined {
+  if (!time?.degradation && !time?.thresholds) return undefined;
+  const t = time.thresholds ?? {};
+  const inherited = {
+    ...(t.criticalSeconds !== undefined ? { criticalSeconds: t.criticalSeconds } : {}),
+    ...(t.warningSeconds !== undefined ? { warningSeconds: t.warningSeconds } : {}),
+  };
+  const own = time.degradation ?? {};
+  return defineDegradationTable(
+    { ...own, thresholds: { ...inherited, ...own.thresholds } },
+    at('time.degradation'),
+  );
+}
+
 export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, O> {
   if (typeof options !== 'object' || options === null)
     throw optionError('defineTask(options)', 'an object', options);
@@ -229,9 +247,7 @@ export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, 
     ttlMs: options.ttl === undefined ? null : parseDuration(options.ttl, at('ttl')),
     checkpointSchema: options.checkpointSchema,
     thresholds: options.time?.thresholds,
-    degradation: options.time?.degradation
-      ? defineDegradationTable(options.time.degradation, at('time.degradation'))
-      : undefined,
+    degradation: degradationOf(options.time, at),
     escalation: {
       ask: esc.ask ?? false,
       policy: defineEscalationPolicy(esc.policy ?? {}, at('escalation.policy')),

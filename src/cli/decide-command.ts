@@ -1,0 +1,48 @@
+/** `baton decide <run> <choice>`: answers the escalation a run is waiting on, from any process. */
+import { readFileSync } from 'node:fs';
+import { BatonError, type DecisionRequest } from '../core/index.ts';
+import { createBaton } from '../runtime/index.ts';
+import { parseJsonArg } from './output.ts';
+import { type CommonOptions, openStore } from './run-commands.ts';
+
+export async function decideCommand(
+  id: string,
+  choice: string | undefined,
+  options: CommonOptions & { mode?: string; input?: string },
+): Promise<number> {
+  const store = openStore(options.db, true);
+  // No worker: the answer is one transition; whoever runs the worker picks the run up from there.
+  const baton = createBaton({ store, worker: false });
+  try {
+    const run = await baton.getRun(id);
+    if (!run)
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+    const pending = run.meta.decision as { request: DecisionRequest } | null | undefined;
+    if (choice === undefined) {
+      if (!pending)
+        throw new BatonError('RUN_CONFLICT', `run ${id} is not waiting for a decision (it is ${run.status})`);
+      const out = options.json
+        ? JSON.stringify(pending.request)
+        : `${pending.request.message}\n\nanswer with: baton decide ${id} <${pending.request.choices.map((c) => c.id).join('|')}>`;
+      process.stdout.write(`${out}\n`);
+      return 0;
+    }
+    const answer = {
+      choice,
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      ...(options.input !== undefined
+        ? { input: parseJsonArg(options.input, '--input', (p) => readFileSync(p, 'utf8')) }
+        : {}),
+    };
+    const next = await baton.decide(id, answer, 'cli');
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ id, status: next.status, waitReason: next.waitReason })}\n`
+        : `run ${id}: ${choice} → now ${next.status}${next.status === 'queued' ? ' (a worker will continue it; `baton resume` runs it here)' : ''}\n`,
+    );
+    return 0;
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}
