@@ -44,7 +44,9 @@ export interface BatonEventMap {
   'tool:degraded': { kind: string; name: string; reason: string; alternative: string; level: string };
   'decision:requested': { request: Record<string, unknown>; reason: string; timeoutAt?: string };
   'decision:made': { answer: Record<string, unknown>; by: string; action: string };
-  'timeouts:tracked': { state: Record<string, unknown> };
+  'refs:resolved': { count: number; bytes: number; failures: Array<Record<string, unknown>> };
+  /** The protocol's context_management report for the step's inputs. */
+  'context:planned': { report: { context_management: Record<string, unknown> }; notes: string[] };
   'lease:recovered': { previousOwner: string; reason: 'expired' | 'owner_gone' | 'released' };
   'lease:lost': { owner: string; reason: string };
   'flow:step_blocked': { stepId: string; dependency: string; dependencyStatus: RunStatus };

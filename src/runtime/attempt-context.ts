@@ -45,6 +45,8 @@ export interface AttemptContextInit {
   mode: string | undefined;
   fast: boolean;
   time: TimeKeeperInit;
+  /** Resolves a data reference for ctx.fetch. */
+  fetchRef: (reference: unknown, signal: AbortSignal) => Promise<unknown>;
 }
 
 const PROGRESS_EVERY_MS = 200;
@@ -246,6 +248,11 @@ export class AttemptContext implements TaskContext {
 
   shouldSkip(kind: string): DegradationDecision {
     return this.time.shouldSkip(kind);
+  }
+
+  fetch(reference: unknown): Promise<unknown> {
+    this.ensureOpen('ctx.fetch');
+    return this.init.fetchRef(reference, this.signal);
   }
 
   shouldCheckpoint(itemsAnalyzed: number): boolean {

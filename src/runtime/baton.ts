@@ -3,21 +3,25 @@
  * an in-process worker. Two handles can live in one process (tests do this); nothing is global.
  */
 import pino, { type Logger } from 'pino';
+import { type ContextPlannerOptions, createContextPlanner } from '../context/index.ts';
 import { type BatonEvent, deserializeError, isTerminal, type RunStatus } from '../core/index.ts';
+import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import {
   DEFAULT_TTL_MS,
   openSqliteStore,
   type RunQuery,
   type RunRecord,
+  SqliteStore,
   type Store,
 } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
-import { decide } from './decisions.ts';
+import { decide, decideOnTimeout } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
 import type { TaskDefinition } from './define-task.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
 import { type ResumeResult, resumeRun } from './resume-run.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
+import { createStepInputs, type RefsOptions } from './step-inputs.ts';
 import { type FollowOptions, followEvents, requireRun, TerminalWatcher } from './watch-run.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 
@@ -35,7 +39,18 @@ export interface BatonOptions {
   ttl?: Duration;
   /** How often to look for changes made by other processes while waiting. @default 250 */
   pollMs?: number;
+  /**
+   * Data references (protocol 002): the workspace root files may be read from, the database tables
+   * db_query may read (Baton's own run history is always there as `execution_logs`), limits.
+   */
+  refs?: RefsOptions;
+  /** Context budgets per agent, transfer tables, summarizer (an LLM) for step inputs with references. */
+  context?: ContextPlannerOptions;
 }
+
+const EXECUTION_LOGS: TableDeclarations = {
+  execution_logs: { columns: ['log_id', 'run_id', 'root_id', 'task', 'step_id', 'event', 'at', 'data'] },
+};
 
 export interface RunOutcome<O = unknown> {
   id: string;
@@ -82,6 +97,16 @@ export class Baton implements AsyncDisposable {
       logger: this.logger,
       tasks: new TaskRegistry(),
       ttlMs: options.ttl === undefined ? DEFAULT_TTL_MS : parseDuration(options.ttl, 'ttl'),
+      inputs: createStepInputs(
+        this.store,
+        this.clock,
+        {
+          ...options.refs,
+          tables: { ...EXECUTION_LOGS, ...options.refs?.tables },
+          ...sqlOption(options.refs, this.store),
+        },
+        options.context ? createContextPlanner(options.context) : undefined,
+      ),
     };
     for (const t of options.tasks ?? []) this.engine.tasks.register(t);
     this.watcher = new TerminalWatcher(this.engine, this.pollMs);
@@ -89,6 +114,9 @@ export class Baton implements AsyncDisposable {
       options.worker === false
         ? undefined
         : new Worker(this.engine, { pollMs: this.pollMs, ...options.worker });
+    this.worker?.onTimer('decision-timeout', (t) =>
+      decideOnTimeout(this.engine, String(t.payload.runId), Number(t.payload.attempt)),
+    );
   }
 
   /** The internals the HTTP API and CLI build on. */
@@ -202,6 +230,12 @@ export class Baton implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** db_query reads the embedded store's own database unless another executor is configured. */
+function sqlOption(refs: RefsOptions | undefined, store: Store): { sql?: SqlExecutor } {
+  if (refs?.sql) return { sql: refs.sql };
+  return store instanceof SqliteStore ? { sql: sqliteExecutor(store.database) } : {};
 }
 
 export function createBaton(options: BatonOptions = {}): Baton {

@@ -19,7 +19,9 @@ import {
   type TimeThresholds,
   ValidationError,
 } from '../core/index.ts';
+import type { RefPermissions } from '../refs/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
+import type { StepContextOptions } from './step-inputs.ts';
 import type { TaskContext } from './task-context.ts';
 import { toModuleUrl } from './thread/index.ts';
 
@@ -97,6 +99,10 @@ export interface TaskOptions<I, O> {
   isolation?: 'inline' | 'thread';
   /** The module that exports this task (`import.meta.url`), for thread isolation. */
   module?: string;
+  /** Which workspace folders and declared tables this task's data references may read. @default all */
+  permissions?: RefPermissions;
+  /** How its referenced inputs are planned into its context window (protocol 002). */
+  context?: StepContextOptions;
 }
 
 // `run` is a method so that a TaskDefinition<{ topic: string }> is usable where any task is expected.
@@ -128,6 +134,8 @@ export interface TaskDefinition<I = unknown, O = unknown> {
   readonly onRetry: ((info: RetryInfo) => unknown | Promise<unknown>) | undefined;
   readonly isolation: 'inline' | 'thread';
   readonly module: string | undefined;
+  readonly permissions: RefPermissions | undefined;
+  readonly context: StepContextOptions | undefined;
   /** The compiled retry policy for a run (mode and fast mode may differ per run). */
   policy(run: { mode?: string | undefined; fast?: boolean }): RetryPolicy;
 }
@@ -259,6 +267,8 @@ export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, 
       ...(esc.wording ? { wording: esc.wording } : {}),
     },
     onRetry: options.onRetry,
+    permissions: options.permissions,
+    context: options.context,
     isolation: options.isolation ?? 'inline',
     module: options.module,
     policy(run: { mode?: string | undefined; fast?: boolean }) {

@@ -4,6 +4,7 @@ import { BatonError } from '../core/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { TaskDefinition } from './define-task.ts';
+import type { StepInputs } from './step-inputs.ts';
 
 export interface Engine {
   readonly store: Store;
@@ -12,6 +13,8 @@ export interface Engine {
   readonly tasks: TaskRegistry;
   /** How long finished runs are kept unless their task says otherwise. */
   readonly ttlMs: number;
+  /** Data references and context budgets for step inputs. */
+  readonly inputs: StepInputs;
 }
 
 export class TaskRegistry {

@@ -7,7 +7,7 @@ import { BatonError, isBatonError, newEvent, serializeError } from '../core/inde
 import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
 import { escalate } from './decisions.ts';
-import { parseTaskInput } from './define-task.ts';
+import { parseTaskInput, type TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
 import {
   type AttemptSummary,
@@ -20,6 +20,8 @@ import {
 } from './finish-attempt.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
+import { containsReference } from './start-run.ts';
+import { prepareStepInput } from './step-inputs.ts';
 import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
 import type { TimeKeeperInit } from './time-keeper.ts';
 
@@ -56,12 +58,15 @@ export async function executeAttempt(
   };
 
   try {
-    let input: unknown;
-    try {
-      input = parseTaskInput(task, run.input);
-    } catch (err) {
-      await finishFailed(engine, s, err);
-      return;
+    // Inputs with references are checked after they are resolved, inside the attempt.
+    let input: unknown = run.input;
+    if (!containsReference(run.input)) {
+      try {
+        input = parseTaskInput(task, run.input);
+      } catch (err) {
+        await finishFailed(engine, s, err);
+        return;
+      }
     }
     const prepared = await prepareAttempt(engine, run, task, fence);
     if (timeoutMs <= 0) {
@@ -117,21 +122,33 @@ export async function executeAttempt(
       mode,
       fast,
       time,
+      fetchRef: (reference, signal) => fetchReference(engine, run, task, reference, signal),
     });
     let thread: ThreadAttempt | undefined;
-    const body =
-      task.isolation === 'thread'
-        ? () => {
-            thread = startThreadAttempt({
-              module: task.module as string,
-              taskName: task.name,
-              input,
-              ctx,
-              time,
-            });
-            return thread.result;
-          }
-        : () => Promise.resolve().then(() => task.run(input, ctx));
+    const raw = input;
+    const body = async () => {
+      // Resolving references and planning the context happen under the attempt's deadline.
+      const ready = containsReference(raw)
+        ? parseTaskInput(
+            task,
+            (
+              await prepareStepInput(engine.inputs, ctx, task, raw, run.parentId, {
+                transfer: run.options.transfer,
+                fallback: run.options.fallback,
+              })
+            ).input,
+          )
+        : raw;
+      if (task.isolation !== 'thread') return task.run(ready, ctx);
+      thread = startThreadAttempt({
+        module: task.module as string,
+        taskName: task.name,
+        input: ready,
+        ctx,
+        time,
+      });
+      return thread.result;
+    };
     const outcome = await raceAttempt(body, {
       clock: engine.clock,
       controller,
@@ -166,6 +183,27 @@ export async function executeAttempt(
     log.error({ err: serializeError(err) }, 'attempt could not record its end');
     throw err;
   }
+}
+
+async function fetchReference(
+  engine: Engine,
+  run: RunRecord,
+  task: TaskDefinition,
+  reference: unknown,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const inner =
+    typeof reference === 'object' && reference !== null && 'data_reference' in reference
+      ? (reference as { data_reference: unknown }).data_reference
+      : reference;
+  const r = await engine.inputs
+    .resolverFor(run.parentId)
+    .resolveReference(inner, { ...(task.permissions ? { permissions: task.permissions } : {}), signal });
+  if (r.ok) return r.value;
+  if (r.value !== undefined) return r.value;
+  throw new BatonError(r.failure.error_code, r.failure.error_message, {
+    data: { failure: { ...r.failure } },
+  });
 }
 
 /** The findings a timeout hands back: this attempt's, else what it returned in its grace, else the last checkpoint's. */

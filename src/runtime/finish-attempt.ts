@@ -156,7 +156,11 @@ export function isNonRetriable(error: unknown): boolean {
     isBatonError(error, 'NON_RETRIABLE') ||
     isBatonError(error, 'INVALID_INPUT') ||
     isBatonError(error, 'TASK_NOT_FOUND') ||
-    isBatonError(error, 'INVALID_OPTION')
+    isBatonError(error, 'INVALID_OPTION') ||
+    // A reference that is forbidden or malformed stays so; one not found yet may appear (default retry).
+    isBatonError(error, 'REF_PERMISSION_DENIED') ||
+    isBatonError(error, 'REF_FORMAT_ERROR') ||
+    isBatonError(error, 'REF_PATH_INVALID')
   );
 }
 

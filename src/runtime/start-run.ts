@@ -3,7 +3,17 @@
  * schemas, plan shape, cycles, unknown tasks — and written in one transaction, so a bad request
  * stores nothing at all.
  */
-import { BatonError, type NewEvent, newEvent, newId, type PlanProblem, validatePlan } from '../core/index.ts';
+import {
+  BatonError,
+  findCycles,
+  type NewEvent,
+  newEvent,
+  newId,
+  type Plan,
+  type PlanProblem,
+  validatePlan,
+} from '../core/index.ts';
+import { referencedTaskIds } from '../refs/index.ts';
 import type { NewRun } from '../store/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { FlowDefinition } from './define-flow.ts';
@@ -117,6 +127,50 @@ export async function startTask(
   return id;
 }
 
+/**
+ * A step whose input references another step's output depends on it (protocol 002, "resolution
+ * timing": references to unfinished tasks resolve when those finish). Malformed references and
+ * cycles through references are plan problems like any other.
+ */
+function addReferenceEdges(plan: Plan, problems: PlanProblem[]): void {
+  const ids = new Set(plan.steps.map((s) => s.id));
+  let added = false;
+  for (const step of plan.steps) {
+    let referenced: string[];
+    try {
+      referenced = referencedTaskIds(step.input);
+    } catch (err) {
+      problems.push({
+        kind: 'bad_input',
+        step: step.id,
+        field: `steps[${step.index}].input`,
+        message: (err as Error).message,
+      });
+      continue;
+    }
+    for (const id of referenced) {
+      if (id === step.id)
+        problems.push({
+          kind: 'cycle',
+          step: step.id,
+          field: `steps[${step.index}].input`,
+          message: `step "${step.id}" references its own output`,
+        });
+      else if (ids.has(id) && !step.dependsOn.includes(id)) {
+        step.dependsOn.push(id);
+        added = true;
+      }
+    }
+  }
+  if (!added) return;
+  const known = new Set(problems.map((p) => p.message));
+  for (const cycle of findCycles(plan.steps)) {
+    const message = `cycle: ${[...cycle, cycle[0]].join(' → ')}`;
+    if (!known.has(message))
+      problems.push({ kind: 'cycle', step: cycle[0] ?? null, field: 'dependsOn', message });
+  }
+}
+
 export function planError(problems: PlanProblem[], name: string): BatonError {
   const lines = problems.map((p) => `  - ${p.step === null ? '' : `[step ${p.step}] `}${p.message}`);
   return new BatonError(
@@ -146,6 +200,7 @@ export async function startFlow(
       return parsed.success ? [] : inputProblems(parsed.error);
     },
   });
+  addReferenceEdges(plan, problems);
   if (problems.length > 0) throw planError(problems, flow.name);
   checkSize(raw, 'plan');
   const id = runId(engine, options);

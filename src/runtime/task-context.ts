@@ -82,4 +82,9 @@ export interface TaskContext {
   ): Promise<T | C | undefined>;
   /** True when `itemsAnalyzed` reached the task's next checkpoint interval (e.g. every 3 papers). */
   shouldCheckpoint(itemsAnalyzed: number): boolean;
+  /**
+   * Resolves a data reference now (a `data_reference` object or its inside), under this task's
+   * permissions — e.g. the part of a reference transfer the task decided it needs.
+   */
+  fetch(reference: unknown): Promise<unknown>;
 }

@@ -37,6 +37,8 @@ function callContext(ctx: AttemptContext, name: CallName, args: unknown[]): unkn
     }
     case 'partial':
       return ctx.partial(...(Array.isArray(args[0]) ? args[0] : []));
+    case 'fetch':
+      return ctx.fetch(args[0]);
     default:
       throw new BatonError('INVALID_INPUT', `the task thread made an unknown context call: ${String(name)}`);
   }

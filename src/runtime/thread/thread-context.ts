@@ -26,6 +26,7 @@ const CALL_LABEL: Record<CallName, string> = {
   checkpoint: 'ctx.checkpoint',
   checkpointAt: 'ctx.tool',
   partial: 'ctx.partial',
+  fetch: 'ctx.fetch',
 };
 
 interface Pending {
@@ -147,6 +148,10 @@ export class ThreadTaskContext implements TaskContext {
   async partial(...findings: unknown[]): Promise<void> {
     if (findings.length === 0) return;
     await this.rpc.call('partial', findings);
+  }
+
+  fetch(reference: unknown): Promise<unknown> {
+    return this.rpc.call('fetch', reference) as Promise<unknown>;
   }
 
   progress(done: number, total?: number): void {

@@ -36,6 +36,8 @@ export interface ThreadCalls {
   /** A checkpoint ctx.tool takes at a protocol moment, of the state last saved. */
   checkpointAt: (moment: Moment, itemsAnalyzed: number) => number;
   partial: (findings: unknown[]) => void;
+  /** ctx.fetch: the parent resolves the data reference under the task's permissions. */
+  fetch: (reference: unknown) => unknown;
 }
 
 export type CallName = keyof ThreadCalls;

@@ -92,6 +92,9 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
     clock: systemClock,
     log: o.log ?? captureLog().log,
     fence: o.fence ?? { runId: run.id, token: run.leaseToken },
+    fetchRef: async () => {
+      throw new Error('no references in these tests');
+    },
     runId: run.id,
     rootId: run.rootId,
     stepId: run.stepId,

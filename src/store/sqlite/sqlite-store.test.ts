@@ -77,7 +77,7 @@ describe('SQLite store specifics', () => {
     const a = openSqliteStore(path);
     const b = openSqliteStore(path);
     const rows = a.database.prepare('SELECT version FROM baton_migrations').all();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     return Promise.all([a.close(), b.close()]);
   });
 
