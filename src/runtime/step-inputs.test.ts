@@ -217,8 +217,8 @@ describe('data references in flows', () => {
     const planned = (await rt.store.readEvents({ runId: `${run.id}.vault` })).find(
       (e) => e.type === 'context:planned',
     );
-    const cm = (planned?.data as { report: { context_management: Record<string, unknown> } }).report
-      .context_management;
+    const data = planned?.data as { report: { context_management: Record<string, unknown> } } | undefined;
+    const cm = data?.report.context_management ?? {};
     expect(cm.context_limit).toBe(34_200);
     expect(cm.resolution).toMatchObject({ within_limit: true });
     await baton.close();
