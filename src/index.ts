@@ -6,7 +6,10 @@
  *   const run = await baton.start(defineTask({ name: 'hello', run: async () => 'hi' }));
  *   console.log(await run.result());
  */
+
+export * from './context/index.ts';
 export * from './core/index.ts';
+export * from './refs/index.ts';
 export * from './runtime/index.ts';
 export type * from './store/index.ts';
 export {

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { followRun } from '../../src/cli/index.ts';
 import { type BatonEvent, createBaton, isTerminal, openSqliteStore } from '../../src/index.ts';
 import { type DemoInput, researchFlow } from './flow.ts';
+import { buildKnowledgeBase, KNOWLEDGE_TABLES } from './knowledge-base.ts';
 
 const TOTAL_ITEMS = 12 + 8 + 15;
 const { values } = parseArgs({
@@ -38,7 +39,15 @@ function percent(value: string | undefined): number | undefined {
 
 const crashAt = percent(values['crash-after']);
 const store = openSqliteStore(values.db as string);
-const baton = createBaton({ store, tasks: [...researchFlow.tasks] });
+buildKnowledgeBase(store.database);
+const baton = createBaton({
+  store,
+  tasks: [...researchFlow.tasks],
+  refs: { tables: KNOWLEDGE_TABLES },
+  // The corpus is small, so the size thresholds of the transfer table are scaled down with it:
+  // under 200 tokens whole, up to 4,000 summarized, beyond that by reference.
+  context: { tables: { sizeThresholds: { fullBelow: 200, summaryBelow: 4_000, batchedAbove: 20_000 } } },
+});
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 const unfinished = values.fresh
@@ -92,7 +101,7 @@ const replayed = events
 const resumedFrom = events.filter(
   (e) => e.type === 'attempt:started' && (e.data as { resumedFrom?: number }).resumedFrom,
 );
-if (!values.json && (replayed > 0 || resumedFrom.length > 0)) {
+if (!values.json && unfinished !== undefined) {
   say('\nFinished from where the killed process stopped:');
   for (const e of resumedFrom)
     say(
@@ -106,6 +115,9 @@ process.exitCode = code;
 
 interface Report {
   sources: Record<string, number>;
+  transfers: Record<string, string>;
+  knownAtoms: string[];
+  timeoutsInHistory: number;
   incompleteSources: string[];
   topClaims: Array<{ score: number; text: string; from: string }>;
   gaps: string[];
@@ -124,6 +136,14 @@ function printReport(r: Report): void {
     out.write(`  (incomplete sources: ${r.incompleteSources.join(', ')})\n`);
   out.write('  strongest claims:\n');
   for (const c of r.topClaims) out.write(`    ${c.score.toFixed(2)}  ${c.text}  [${c.from}]\n`);
+  out.write(
+    `  how the findings reached the aggregator (its context budget): ${Object.entries(r.transfers)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}\n`,
+  );
+  out.write(
+    `  from the knowledge base (db_query): ${r.knownAtoms.length} top claims; timeouts in the run history: ${r.timeoutsInHistory}\n`,
+  );
   out.write(
     `  themes across sources: ${r.themes.map((t) => `${t.keyword} (${t.sources.length})`).join(', ')}\n`,
   );

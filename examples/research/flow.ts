@@ -2,6 +2,10 @@
 import { defineFlow } from '../../src/index.ts';
 import { academicResearcher, aggregator, communityListener, githubWatcher } from './tasks.ts';
 
+const output = (task: string, path: string) => ({
+  data_reference: { ref_type: 'task_output', task_id: task, path },
+});
+
 export interface DemoInput {
   topic: string;
   readMs?: number;
@@ -19,10 +23,37 @@ export const researchFlow = defineFlow<DemoInput>({
       input: (i) => ({ topic: i.topic, readMs: i.readMs ?? 90 }),
     },
     {
+      // No dependsOn needed: referencing the researchers' outputs makes this step wait for them.
       id: 'report',
       task: aggregator,
-      input: (i) => ({ topic: i.topic }),
-      dependsOn: ['papers', 'repos', 'discussions'],
+      input: (i) => ({
+        topic: i.topic,
+        papers: output('papers', '$.findings'),
+        repos: output('repos', '$.findings'),
+        discussions: output('discussions', '$.findings'),
+        papers_keywords: output('papers', '$.keywords'),
+        repos_keywords: output('repos', '$.keywords'),
+        discussions_keywords: output('discussions', '$.keywords'),
+        known: {
+          data_reference: {
+            ref_type: 'db_query',
+            table: 'knowledge_atoms',
+            conditions: [{ field: 'atom_type', operator: 'eq', value: 'claim' }],
+            select: ['atom_id', 'content', 'confidence'],
+            order_by: { field: 'confidence', direction: 'desc' },
+            limit: 5,
+          },
+        },
+        history: {
+          data_reference: {
+            ref_type: 'db_query',
+            table: 'execution_logs',
+            conditions: [{ field: 'event', operator: 'eq', value: 'attempt:timed_out' }],
+            select: ['task', 'event', 'at'],
+            limit: 20,
+          },
+        },
+      }),
     },
   ],
 });

@@ -113,32 +113,91 @@ export const communityListener = defineTask({
   run: (input, ctx) => research('discussions', input, ctx),
 });
 
+type Transfer = { transfer_mode: string } | undefined;
+
+/** Claims from whatever transfer arrived: the full list, a summary of it, or a reference to fetch. */
+async function claimsFrom(ctx: TaskContext, transfer: Transfer): Promise<Claim[]> {
+  if (!transfer) return [];
+  const data = await ctx.fetch(transfer);
+  const items = Array.isArray(data) ? data : ((data as { items_summary?: unknown[] })?.items_summary ?? []);
+  return (items as Array<Claim & { text_summary?: string }>).map((c) => ({
+    ...c,
+    text: c.text ?? c.text_summary ?? '',
+  }));
+}
+
+/**
+ * Reads the researchers' findings through data references planned into its context budget: some
+ * arrive whole, some summarized, some as a reference it fetches from on demand (the full text of
+ * just the claims it keeps). Also reads the knowledge base and the run history through db_query.
+ */
 export const aggregator = defineTask({
   name: 'aggregator',
-  input: z.object({ topic: z.string(), top: z.number().int().min(1).max(50).default(6) }),
-  run: async ({ topic, top }, ctx) => {
-    const outputs = Object.entries(ctx.dependencies).map(([step, d]) => ({
-      step,
-      incomplete: d.incomplete,
-      ...(d.output as ResearchOutput),
-    }));
-    const all = outputs.flatMap((o) => o.findings ?? []);
-    const claims = all
+  input: z
+    .object({ topic: z.string(), top: z.number().int().min(1).max(50).default(6) })
+    .catchall(z.unknown()),
+  context: { agent: 'Knowledge_Vault', taskType: 'Strategic_Critic', dataTypes: { repos: 'relation_graph' } },
+  run: async (input, ctx) => {
+    const get = (k: string) => input[k] as Transfer;
+    const transfers = Object.fromEntries(
+      ['papers', 'repos', 'discussions'].map((k) => [k, get(k)?.transfer_mode ?? 'missing']),
+    );
+    const [papers, repos, discussions] = await Promise.all(
+      ['papers', 'repos', 'discussions'].map((k) => claimsFrom(ctx, get(k))),
+    );
+    const all = [...(papers ?? []), ...(repos ?? []), ...(discussions ?? [])];
+    const ranked = all
       .filter((c) => c.kind === 'claim')
       .sort((a, b) => b.score - a.score || a.item.localeCompare(b.item));
+    // A summary shortened the texts: fetch the whole text of just the claims that made the cut.
+    const top = await Promise.all(
+      ranked.slice(0, input.top).map(async (c) => {
+        if (!c.text.endsWith('…')) return c;
+        const full = (await ctx.fetch({
+          data_reference: {
+            ref_type: 'task_output',
+            task_id: c.source,
+            path: `$.findings[?(@.item=='${c.item}')]`,
+          },
+        })) as Claim[];
+        return full.find((f) => f.text.startsWith(c.text.slice(0, 20))) ?? c;
+      }),
+    );
+    const keywords = Object.fromEntries(
+      await Promise.all(
+        ['papers', 'repos', 'discussions'].map(async (k) => [
+          k,
+          ((await ctx.fetch(get(`${k}_keywords`))) ?? []) as string[],
+        ]),
+      ),
+    );
+    const known = ((await ctx.fetch(get('known'))) ?? []) as Array<{
+      atom_id: string;
+      content: string;
+      confidence: number;
+    }>;
+    const timeouts = ((await ctx.fetch(get('history'))) ?? []) as unknown[];
     return {
-      topic,
-      sources: Object.fromEntries(outputs.map((o) => [o.source, o.itemsAnalyzed])),
-      incompleteSources: outputs.filter((o) => o.incomplete).map((o) => o.step),
-      topClaims: claims
-        .slice(0, top)
-        .map((c) => ({ score: c.score, text: c.text, from: `${c.source}/${c.item}` })),
+      topic: input.topic,
+      sources: Object.fromEntries(
+        Object.entries(ctx.dependencies).map(([k, d]) => [
+          k,
+          (d.output as ResearchOutput | null)?.itemsAnalyzed ?? 0,
+        ]),
+      ),
+      incompleteSources: Object.entries(ctx.dependencies)
+        .filter(([, d]) => d.incomplete)
+        .map(([k]) => k),
+      transfers,
+      topClaims: top.map((c) => ({ score: c.score, text: c.text, from: `${c.source}/${c.item}` })),
       gaps: all.filter((c) => c.kind === 'gap').map((c) => `${c.item}: ${c.text}`),
-      themes: sharedThemes(Object.fromEntries(outputs.map((o) => [o.source, o.keywords ?? []]))).slice(0, 8),
+      themes: sharedThemes(keywords).slice(0, 8),
       answeredPains: matchPainToEvidence(
         all.filter((c) => c.kind === 'pain_point'),
-        claims,
+        ranked,
       ).slice(0, 5),
+      knownAtoms: known.slice(0, 3).map((a) => `${a.atom_id} (${a.confidence}): ${a.content}`),
+      timeoutsInHistory: timeouts.length,
     };
   },
 });

@@ -6,6 +6,24 @@ import { preview, table } from './output.ts';
 import { type CommonOptions, openStore } from './run-commands.ts';
 import { describeEvent } from './view-model.ts';
 
+interface ContextReport {
+  total_input_data: Record<string, { tokens: number; priority: number }>;
+  total_tokens: number;
+  context_limit: number;
+  overflow: number;
+  resolution: {
+    final_tokens: number;
+    within_limit: boolean;
+    actions: Array<{
+      data: string;
+      action: string;
+      original_tokens: number;
+      reduced_tokens: number;
+      filter?: string;
+    }>;
+  };
+}
+
 function took(r: RunRecord): string {
   if (r.startedAt === null) return '';
   return r.finishedAt === null ? 'running' : formatDuration(r.finishedAt - r.startedAt);
@@ -123,6 +141,22 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
       out.push('', 'partial findings');
       for (const { m, p } of ps)
         out.push(`  ${(m.stepId ?? m.name).padEnd(12)} ${preview(p.findings, 3).replace(/\n/g, ' ')}`);
+    }
+    const plans = events.filter((e) => e.type === 'context:planned');
+    if (plans.length > 0) out.push('', 'context budgets (protocol 002 context_management)');
+    for (const e of plans) {
+      const cm = (e.data as unknown as { report: { context_management: ContextReport } }).report
+        .context_management;
+      const who = e.runId === id ? run.name : e.runId.slice(id.length + 1) || e.runId;
+      out.push(
+        `  ${who}: ${cm.total_tokens} tokens in, limit ${cm.context_limit}, overflow ${cm.overflow} → ${cm.resolution.final_tokens} (${cm.resolution.within_limit ? 'within limit' : 'OVER LIMIT'})`,
+      );
+      for (const [name, d] of Object.entries(cm.total_input_data))
+        out.push(`      ${name.padEnd(24)} ${String(d.tokens).padStart(7)} tokens  priority ${d.priority}`);
+      for (const a of cm.resolution.actions)
+        out.push(
+          `      ${a.action} ${a.data}: ${a.original_tokens} → ${a.reduced_tokens}${a.filter ? ` (${a.filter})` : ''}`,
+        );
     }
     const ts = run.meta.timeout_state as
       | {

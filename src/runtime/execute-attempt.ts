@@ -192,10 +192,23 @@ async function fetchReference(
   reference: unknown,
   signal: AbortSignal,
 ): Promise<unknown> {
-  const inner =
+  let inner =
     typeof reference === 'object' && reference !== null && 'data_reference' in reference
       ? (reference as { data_reference: unknown }).data_reference
       : reference;
+  // A transfer object as the task received it: full and summary carry their data; reference and
+  // batched transfers are fetched whole from what they point at.
+  if (typeof inner === 'object' && inner !== null && 'transfer_mode' in inner) {
+    const t = inner as { transfer_mode: string; data?: unknown; reference?: Record<string, unknown> };
+    if (t.transfer_mode === 'full' || t.transfer_mode === 'summary') return t.data;
+    if (!t.reference)
+      throw new BatonError(
+        'REF_FORMAT_ERROR',
+        `a ${t.transfer_mode} transfer without a reference cannot be fetched`,
+      );
+    const { available_paths: _paths, data_stats: _stats, ...ref } = t.reference;
+    inner = ref;
+  }
   const r = await engine.inputs
     .resolverFor(run.parentId)
     .resolveReference(inner, { ...(task.permissions ? { permissions: task.permissions } : {}), signal });

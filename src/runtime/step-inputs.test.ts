@@ -190,7 +190,7 @@ describe('data references in flows', () => {
     const vault = defineTask({
       name: 'vault',
       // Validators take summaries; the atoms are a relation graph, which is passed by reference.
-      context: { agent: 'Tiny', taskType: 'Validator', dataTypes: { large_output: 'relation_graph' } },
+      context: { agent: 'Tiny', taskType: 'Validator', dataTypes: { atoms: 'relation_graph' } },
       run: async (input: Record<string, { transfer_mode: string }>, ctx) => {
         got = input;
         const first = await ctx.fetch({

@@ -66,8 +66,11 @@ export function createStepInputs(
   };
 }
 
+/** The input's own key when it has one (`papers`), else the protocol's style (`scholar_output`). */
 function nameOf(ref: DataReference | undefined, pointer: Pointer, taken: Set<string>): string {
-  const base =
+  const key = pointer.at(-1);
+  const own = key !== undefined && !/^\d+$/.test(key) && key !== 'data_reference' ? key : undefined;
+  const protocolName =
     ref?.ref_type === 'task_output'
       ? `${ref.task_id}_output`
       : ref?.ref_type === 'db_query'
@@ -75,6 +78,7 @@ function nameOf(ref: DataReference | undefined, pointer: Pointer, taken: Set<str
         : ref?.ref_type === 'file'
           ? (ref.path.split('/').pop() ?? 'file')
           : pointer.join('.') || 'input';
+  const base = own ?? protocolName;
   let name = base;
   for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
   taken.add(name);
