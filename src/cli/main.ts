@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { decideCommand } from './decide-command.ts';
 import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
 import { exitCodeFor, printError } from './output.ts';
+import { parseTimeCommand } from './parse-time-command.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
 
 const DEFAULT_DB = process.env.BATON_DB ?? './baton.db';
@@ -59,6 +60,18 @@ export async function main(argv: string[]): Promise<number> {
     .option('--input <json>', 'the findings for manual_input, as JSON or @file.json')
     .action(async (id: string, choice: string | undefined, o: { mode?: string; input?: string }) => {
       code = await decideCommand(id, choice, { ...common(), ...o });
+    });
+  program
+    .command('parse-time')
+    .description(
+      'show the instant a delivery time expression means ("in 2 minutes", "明天早上9点", ISO 8601)',
+    )
+    .argument('<expression>')
+    .option('--tz <zone>', 'IANA time zone to read it in (default: the system’s)')
+    .option('--now <iso>', 'the reference instant (default: now)')
+    .option('--lang <lang>', 'en or zh (default: detected)')
+    .action(async (expression: string, o: { tz?: string; now?: string; lang?: string }) => {
+      code = await parseTimeCommand(expression, { ...o, json: common().json ?? false });
     });
   program
     .command('ls')

@@ -44,6 +44,21 @@ export interface BatonEventMap {
   'tool:degraded': { kind: string; name: string; reason: string; alternative: string; level: string };
   'decision:requested': { request: Record<string, unknown>; reason: string; timeoutAt?: string };
   'decision:made': { answer: Record<string, unknown>; by: string; action: string };
+  /** The protocol's event flow: `args`, then `tool_choice` (in progress), then `tool_result`. */
+  'tool:args': { type: 'args'; aiName: string; args: unknown; schedule?: Record<string, unknown> };
+  'tool:choice': {
+    type: 'tool_choice';
+    aiName: string;
+    status: 'in_progress';
+    message: string;
+    [k: string]: unknown;
+  };
+  'tool:result': { type: 'tool_result'; aiName: string; status: string; late: boolean; [k: string]: unknown };
+  'delivery:held': { dueAt: string; actualMs: number };
+  'delivery:sent': { channel: string; kind: string; attempts: number; idempotencyKey: string };
+  'delivery:failed': { channel: string; kind: string; attempts: number; error: string; final: boolean };
+  /** A task's own event (ctx.emit), e.g. the agent loop's history compression. */
+  'task:event': { kind: string; data: Record<string, unknown> };
   'refs:resolved': { count: number; bytes: number; failures: Array<Record<string, unknown>> };
   /** The protocol's context_management report for the step's inputs. */
   'context:planned': { report: { context_management: Record<string, unknown> }; notes: string[] };

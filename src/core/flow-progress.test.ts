@@ -59,3 +59,11 @@ describe('run state machine', () => {
     expect(isTerminal('waiting')).toBe(false);
   });
 });
+
+describe('flow progress with scheduled deliveries', () => {
+  it('starts a dependent once its upstream finished executing, even while that delivery is held', () => {
+    const d = decideFlow([{ ...s('a', 'waiting'), waitReason: 'delivery' }, s('b', 'waiting', ['a'])]);
+    expect(d.ready).toEqual(['b']);
+    expect(d.finished).toBeUndefined();
+  });
+});

@@ -4,7 +4,9 @@
  * and "next steps queued".
  *
  * Rules: a step waiting on dependencies becomes ready when every dependency ended in a usable state
- * (succeeded, or partial — whose output downstream steps see marked incomplete). If any dependency
+ * (succeeded, or partial — whose output downstream steps see marked incomplete) or has finished
+ * executing and only waits for its scheduled delivery time (its output exists; the user just has
+ * not been told yet). A flow with a held delivery is not finished until it is delivered. If any dependency
  * failed, was cancelled or expired, the step is cancelled too (it can never run). The flow ends when
  * every step has ended: failed if any step failed, else cancelled if any was cancelled, else partial
  * if any step ended partial, else succeeded.
@@ -53,9 +55,12 @@ export function decideFlow(steps: readonly FlowStepState[]): FlowDecision {
       }
     }
   }
+  const held = new Set(
+    steps.filter((s) => s.status === 'waiting' && s.waitReason === 'delivery').map((s) => s.stepId),
+  );
   for (const s of steps) {
     if (effective.get(s.stepId) !== 'waiting' || s.waitReason !== 'dependency') continue;
-    if (s.dependsOn.every((d) => isUsable(effective.get(d) ?? 'failed'))) ready.push(s.stepId);
+    if (s.dependsOn.every((d) => held.has(d) || isUsable(effective.get(d) ?? 'failed'))) ready.push(s.stepId);
   }
 
   const decision: FlowDecision = { ready, blocked };

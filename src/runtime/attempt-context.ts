@@ -35,6 +35,7 @@ export interface AttemptContextInit {
   stepId: string | null;
   taskName: string;
   attempt: number;
+  timeoutMs: number;
   version: number;
   signal: AbortSignal;
   memo: Map<string, unknown>;
@@ -59,6 +60,7 @@ export class AttemptContext implements TaskContext {
   readonly stepId: string | null;
   readonly taskName: string;
   readonly attempt: number;
+  readonly timeoutMs: number;
   readonly signal: AbortSignal;
   readonly log: Logger;
   readonly clock: Clock;
@@ -82,6 +84,7 @@ export class AttemptContext implements TaskContext {
     this.stepId = init.stepId;
     this.taskName = init.taskName;
     this.attempt = init.attempt;
+    this.timeoutMs = init.timeoutMs;
     this.signal = init.signal;
     this.log = init.log;
     this.clock = init.clock;
@@ -91,7 +94,7 @@ export class AttemptContext implements TaskContext {
     this.fast = init.fast;
     this.lastState = init.lastCheckpoint?.state;
     this.time = new TimeKeeper(init.time, init.clock, (change, a) =>
-      this.emit([
+      this.emit_([
         newEvent(this.runId, 'time:mode_changed', {
           from: change.from,
           to: change.to,
@@ -115,7 +118,7 @@ export class AttemptContext implements TaskContext {
   }
 
   /** Advisory events (progress, mode changes, skipped tools): written in the background. */
-  private emit(events: NewEvent[]): void {
+  private emit_(events: NewEvent[]): void {
     if (this.closedReason !== undefined) return;
     this.init.store.appendEvents(events, this.init.fence).catch(() => {
       // A lost lease is reported by the attempt itself.
@@ -173,7 +176,7 @@ export class AttemptContext implements TaskContext {
 
   /** Appends an advisory event (used by the thread bridge for tool and time events). */
   emitEvent<T extends BatonEventType>(type: T, data: BatonEventMap[T]): void {
-    this.emit([newEvent(this.runId, type, data)]);
+    this.emit_([newEvent(this.runId, type, data)]);
   }
 
   /** Saves a checkpoint taken at a protocol moment (used by ctx.tool and the thread bridge). */
@@ -239,7 +242,7 @@ export class AttemptContext implements TaskContext {
     const finished = total !== undefined && done >= total;
     if (!finished && now - this.lastProgressAt < PROGRESS_EVERY_MS) return;
     this.lastProgressAt = now;
-    this.emit([newEvent(this.runId, 'progress:reported', { done, total: total ?? null })]);
+    this.emit_([newEvent(this.runId, 'progress:reported', { done, total: total ?? null })]);
   }
 
   sleep(ms: number): Promise<void> {
@@ -248,6 +251,10 @@ export class AttemptContext implements TaskContext {
 
   shouldSkip(kind: string): DegradationDecision {
     return this.time.shouldSkip(kind);
+  }
+
+  emit(kind: string, data: Record<string, unknown> = {}): void {
+    this.emit_([newEvent(this.runId, 'task:event', { kind, data })]);
   }
 
   fetch(reference: unknown): Promise<unknown> {
@@ -275,7 +282,7 @@ export class AttemptContext implements TaskContext {
       level: decision.level,
     };
     if (decision.action === 'skip' || (decision.action === 'cheap' && !options.cheap)) {
-      this.emit([newEvent(this.runId, 'tool:skipped', detail)]);
+      this.emit_([newEvent(this.runId, 'tool:skipped', detail)]);
       this.log.info(detail, 'tool skipped');
       return undefined;
     }
@@ -286,7 +293,7 @@ export class AttemptContext implements TaskContext {
     const started = this.clock.monotonic();
     let value: T | C;
     if (decision.action === 'cheap' && options.cheap) {
-      this.emit([newEvent(this.runId, 'tool:degraded', detail)]);
+      this.emit_([newEvent(this.runId, 'tool:degraded', detail)]);
       value = await options.cheap(decision);
     } else value = await fn();
     if (policy.afterToolCall(this.clock.monotonic() - started))

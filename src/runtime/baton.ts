@@ -5,6 +5,7 @@
 import pino, { type Logger } from 'pino';
 import { type ContextPlannerOptions, createContextPlanner } from '../context/index.ts';
 import { type BatonEvent, deserializeError, isTerminal, type RunStatus } from '../core/index.ts';
+import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import {
   DEFAULT_TTL_MS,
@@ -18,8 +19,10 @@ import { type Clock, type Duration, parseDuration, systemClock } from '../time/i
 import { decide, decideOnTimeout } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
 import type { TaskDefinition } from './define-task.ts';
+import { type Delivered, dispatchDeliveries, onDeliveryDue } from './delivery-service.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
 import { type ResumeResult, resumeRun } from './resume-run.ts';
+import type { ProgressOptions } from './scheduled-delivery.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
 import { createStepInputs, type RefsOptions } from './step-inputs.ts';
 import { type FollowOptions, followEvents, requireRun, TerminalWatcher } from './watch-run.ts';
@@ -46,6 +49,21 @@ export interface BatonOptions {
   refs?: RefsOptions;
   /** Context budgets per agent, transfer tables, summarizer (an LLM) for step inputs with references. */
   context?: ContextPlannerOptions;
+  /** Scheduled delivery (protocol 004): time zone, horizon, channels and in-progress notices. */
+  schedule?: ScheduleOptions;
+}
+
+export interface ScheduleOptions {
+  /** Zone for expressions without one. @default the system's */
+  defaultTimezone?: string;
+  /** Latest delivery time accepted, from now. @default one year */
+  horizon?: Duration;
+  /** Called once per delivery (tool_result and in-progress notices), also after a restart. */
+  onDelivery?: (delivery: Delivered) => void | Promise<void>;
+  /** Webhooks every delivery is posted to, by name: HMAC-signed, retried with backoff. */
+  webhooks?: Record<string, unknown>;
+  /** The in-progress notice: prompt template, brand-voice overlays, an optional LLM. */
+  progress?: ProgressOptions;
 }
 
 const EXECUTION_LOGS: TableDeclarations = {
@@ -91,6 +109,12 @@ export class Baton implements AsyncDisposable {
         ? options.store
         : openSqliteStore(options.store ?? './baton.db', { clock: this.clock });
     this.pollMs = options.pollMs ?? 250;
+    const webhooks = Object.fromEntries(
+      Object.entries(options.schedule?.webhooks ?? {}).map(([name, t]) => [
+        name,
+        parseWebhookTarget(t, `schedule.webhooks.${name}`),
+      ]),
+    );
     this.engine = {
       store: this.store,
       clock: this.clock,
@@ -107,6 +131,18 @@ export class Baton implements AsyncDisposable {
         },
         options.context ? createContextPlanner(options.context) : undefined,
       ),
+      delivery: {
+        channels: { callback: options.schedule?.onDelivery !== undefined, webhooks: Object.keys(webhooks) },
+        progress: options.schedule?.progress ?? {},
+      },
+      scheduling: {
+        ...(options.schedule?.defaultTimezone !== undefined
+          ? { defaultTimezone: options.schedule.defaultTimezone }
+          : {}),
+        ...(options.schedule?.horizon !== undefined
+          ? { horizonMs: parseDuration(options.schedule.horizon, 'schedule.horizon') }
+          : {}),
+      },
     };
     for (const t of options.tasks ?? []) this.engine.tasks.register(t);
     this.watcher = new TerminalWatcher(this.engine, this.pollMs);
@@ -117,6 +153,9 @@ export class Baton implements AsyncDisposable {
     this.worker?.onTimer('decision-timeout', (t) =>
       decideOnTimeout(this.engine, String(t.payload.runId), Number(t.payload.attempt)),
     );
+    this.worker?.onTimer('delivery-due', (t) => onDeliveryDue(this.engine, String(t.payload.runId)));
+    const handlers = { callback: options.schedule?.onDelivery, webhooks };
+    this.worker?.onDue(() => dispatchDeliveries(this.engine, handlers));
   }
 
   /** The internals the HTTP API and CLI build on. */
@@ -150,12 +189,33 @@ export class Baton implements AsyncDisposable {
     return this.handle<O>(id);
   }
 
-  /** Resumes a run; see ResumeResult for what it did. */
-  async resume<O = unknown>(id: string, by = 'api'): Promise<RunHandle<O> & { resumed: ResumeResult }> {
-    const resumed = await resumeRun(this.engine, id, by, (runId) => this.worker?.isRunning(runId) ?? false);
+  /**
+   * Resumes a run; see ResumeResult for what it did. `strict` (the HTTP API's resume): a run that
+   * someone else already resumed — queued or running — is a RUN_CONFLICT naming the holder.
+   */
+  async resume<O = unknown>(
+    id: string,
+    by = 'api',
+    options: { strict?: boolean } = {},
+  ): Promise<RunHandle<O> & { resumed: ResumeResult }> {
+    const resumed = await resumeRun(
+      this.engine,
+      id,
+      by,
+      (runId) => this.worker?.isRunning(runId) ?? false,
+      options.strict ?? false,
+    );
     await this.ready();
     this.worker?.wake();
     return Object.assign(this.handle<O>(id), { resumed });
+  }
+
+  /**
+   * Resolves when the run needs nothing more from this side: it ended, or it waits for a client to
+   * resume it or for a decision. (The HTTP sync mode answers 200 or 408 from this.)
+   */
+  settled(id: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord> {
+    return this.watcher.wait(id, options.signal, isSettled);
   }
 
   handle<O = unknown>(id: string): RunHandle<O> {
@@ -236,6 +296,13 @@ export class Baton implements AsyncDisposable {
 function sqlOption(refs: RefsOptions | undefined, store: Store): { sql?: SqlExecutor } {
   if (refs?.sql) return { sql: refs.sql };
   return store instanceof SqliteStore ? { sql: sqliteExecutor(store.database) } : {};
+}
+
+function isSettled(run: RunRecord): boolean {
+  return (
+    isTerminal(run.status) ||
+    (run.status === 'waiting' && (run.waitReason === 'resume' || run.waitReason === 'decision'))
+  );
 }
 
 export function createBaton(options: BatonOptions = {}): Baton {

@@ -18,12 +18,14 @@ import {
   newEvent,
   type RunStatus,
   resolveDecision,
+  type SerializedError,
   serializeError,
   validateDecision,
 } from '../core/index.ts';
 import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
+import { resultDelivery, scheduleOf } from './scheduled-delivery.ts';
 
 /** What a run waiting for a decision keeps in its meta. */
 export interface PendingDecision {
@@ -33,6 +35,8 @@ export interface PendingDecision {
   result: unknown;
   attempt: number;
   timerId?: string;
+  /** The error that ended the last attempt (what an unattended abandon fails with). */
+  error?: SerializedError;
 }
 
 export interface EscalateInput {
@@ -68,7 +72,13 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
     taskName: s.task.name,
     ...(s.task.escalation.wording ? { wording: s.task.escalation.wording } : {}),
   });
-  const pending: PendingDecision = { request, reason: e.reason, result: e.result, attempt: s.run.attempt };
+  const pending: PendingDecision = {
+    request,
+    reason: e.reason,
+    result: e.result,
+    attempt: s.run.attempt,
+    error: serializeError(e.error),
+  };
   const ended: NewEvent[] = [
     ...replayEvents(s),
     attemptEndEvent(engine, s, e.error, e.timedOut, e.findings.length),
@@ -148,13 +158,29 @@ export async function applyDecision(
     { answer, by, at: new Date(now).toISOString(), reason: pending.reason },
   ];
   const base = { ...meta, decision: null, decisions: history };
-  const ended = (status: RunStatus, extra: RunPatch, end: NewEvent): Promise<RunRecord> =>
-    engine.store.transition(
+  const ended = (
+    status: 'succeeded' | 'partial' | 'failed',
+    extra: RunPatch,
+    end: NewEvent,
+  ): Promise<RunRecord> => {
+    // A scheduled tool's outcome is delivered now: nothing is left to wait for.
+    const delivery = scheduleOf(run)
+      ? resultDelivery(
+          run,
+          { status, output: extra.output, error: extra.error ?? null },
+          now,
+          engine.delivery.channels,
+          engine.logger,
+        )
+      : undefined;
+    return engine.store.transition(
       run.id,
       { status, waitReason: null, finishedAt: now, expiresAt: now + ttlOf(engine, run, task), ...extra },
-      [...events, made, end],
+      [...events, made, ...(delivery?.events ?? []), end],
       guard,
+      delivery?.effects,
     );
+  };
   switch (outcome.action) {
     case 'retry':
     case 'restart':
@@ -191,18 +217,23 @@ export async function applyDecision(
       );
     }
     case 'abandon': {
-      const error = serializeError(
-        new BatonError(
-          'NON_RETRIABLE',
-          `abandoned after ${pending.request.attempts} attempt(s), decided by ${by}`,
-          {
-            data: { reason: pending.reason },
-          },
-        ),
-      );
+      // The policy gives up with the error that ended the last attempt (a tool's timeout stays a
+      // TIMEOUT); a person's "abandon" is recorded as theirs.
+      const error =
+        by === 'policy' && pending.error
+          ? pending.error
+          : serializeError(
+              new BatonError(
+                'NON_RETRIABLE',
+                `abandoned after ${pending.request.attempts} attempt(s), decided by ${by}`,
+                {
+                  data: { reason: pending.reason },
+                },
+              ),
+            );
       const step = await ended('failed', { error, meta: base }, newEvent(run.id, 'run:failed', { error }));
-      // "Abandon planning session": the whole flow ends, its other steps are cancelled.
-      if (run.parentId) {
+      // "Abandon planning session": when a person says so, the whole flow ends with its other steps.
+      if (run.parentId && by !== 'policy') {
         await engine.store
           .transition(
             run.parentId,

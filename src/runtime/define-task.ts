@@ -95,6 +95,12 @@ export interface TaskOptions<I, O> {
   escalation?: EscalationOptions;
   /** Called before a retry; return a new input (narrower scope, other keywords) or nothing. */
   onRetry?: (info: RetryInfo) => unknown | Promise<unknown>;
+  /**
+   * What a timeout does: "retry" (the retry policy, then escalation) or "park" — the run waits in
+   * `waiting: resume` from its last checkpoint until its client resumes it (protocol 003's resumable
+   * timeout). @default "retry"
+   */
+  onTimeout?: 'retry' | 'park';
   /** "thread": run in a worker thread terminated at the hard deadline (needs `module`). @default "inline" */
   isolation?: 'inline' | 'thread';
   /** The module that exports this task (`import.meta.url`), for thread isolation. */
@@ -132,6 +138,7 @@ export interface TaskDefinition<I = unknown, O = unknown> {
     wording?: Partial<EscalationWording>;
   };
   readonly onRetry: ((info: RetryInfo) => unknown | Promise<unknown>) | undefined;
+  readonly onTimeout: 'retry' | 'park';
   readonly isolation: 'inline' | 'thread';
   readonly module: string | undefined;
   readonly permissions: RefPermissions | undefined;
@@ -267,6 +274,7 @@ export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, 
       ...(esc.wording ? { wording: esc.wording } : {}),
     },
     onRetry: options.onRetry,
+    onTimeout: options.onTimeout === 'park' ? 'park' : 'retry',
     permissions: options.permissions,
     context: options.context,
     isolation: options.isolation ?? 'inline',

@@ -4,6 +4,7 @@ import { BatonError } from '../core/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { TaskDefinition } from './define-task.ts';
+import type { DeliveryChannels, ProgressOptions } from './scheduled-delivery.ts';
 import type { StepInputs } from './step-inputs.ts';
 
 export interface Engine {
@@ -15,6 +16,10 @@ export interface Engine {
   readonly ttlMs: number;
   /** Data references and context budgets for step inputs. */
   readonly inputs: StepInputs;
+  /** Scheduled delivery: the channels every delivery goes to, and the in-progress notices. */
+  readonly delivery: { channels: DeliveryChannels; progress: ProgressOptions };
+  /** Defaults for reading `schedule` expressions. */
+  readonly scheduling: { defaultTimezone?: string; horizonMs?: number };
 }
 
 export class TaskRegistry {

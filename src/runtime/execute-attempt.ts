@@ -12,11 +12,14 @@ import type { Engine } from './engine.ts';
 import {
   type AttemptSummary,
   attemptEndEvent,
+  attemptLog,
   finishFailed,
   finishSucceeded,
   isNonRetriable,
+  replayEvents,
   scheduleRetry,
   timeoutResultOf,
+  ttlOf,
 } from './finish-attempt.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
@@ -113,6 +116,7 @@ export async function executeAttempt(
       stepId: run.stepId,
       taskName: task.name,
       attempt: run.attempt,
+      timeoutMs,
       version: task.version,
       signal: controller.signal,
       memo: prepared.memo,
@@ -162,6 +166,17 @@ export async function executeAttempt(
 
     if (outcome.kind === 'ok') {
       await finishSucceeded(engine, s, outcome.value);
+      return;
+    }
+    const resumable =
+      (outcome.kind === 'error' &&
+        isBatonError(outcome.error, 'TIMEOUT') &&
+        outcome.error.data.resumable === true) ||
+      (outcome.kind === 'interrupted' &&
+        isBatonError(outcome.reason, 'TIMEOUT') &&
+        task.onTimeout === 'park');
+    if (resumable) {
+      await parkForResume(engine, s, outcome.kind === 'error' ? outcome.error : outcome.reason);
       return;
     }
     if (outcome.kind === 'error') {
@@ -226,6 +241,49 @@ function findingsOf(prepared: PreparedAttempt, recorded: unknown[], late?: Settl
     return Array.isArray(late.value) ? late.value : [late.value];
   const state = prepared.lastCheckpoint?.state as { findings?: unknown } | undefined;
   return Array.isArray(state?.findings) ? state.findings : [];
+}
+
+/**
+ * The protocol's resumable timeout: the run saved its state (the agent loop checkpoints just before
+ * its limit) and waits for its client to resume it, instead of being retried automatically.
+ */
+async function parkForResume(engine: Engine, s: AttemptSummary, reason: unknown): Promise<void> {
+  const now = engine.clock.now();
+  const data = isBatonError(reason) ? reason.data : {};
+  const invocation = {
+    turns: typeof data.turns === 'number' ? data.turns : null,
+    toolCalls: typeof data.toolCalls === 'number' ? data.toolCalls : null,
+    durationMs:
+      typeof data.durationMs === 'number'
+        ? data.durationMs
+        : Math.round(engine.clock.monotonic() - s.startedMono),
+    timeoutMs: s.timeoutMs,
+    wasResumed: s.run.attempt > 1,
+    canResume: true,
+  };
+  await engine.store.transition(
+    s.run.id,
+    {
+      status: 'waiting',
+      waitReason: 'resume',
+      // A parked job nobody resumes is swept like a finished one (the protocol's 24 h TTL).
+      expiresAt: now + ttlOf(engine, s.run, s.task),
+      meta: { ...attemptLog(s, true), invocation },
+    },
+    [
+      ...replayEvents(s),
+      newEvent(s.run.id, 'attempt:timed_out', {
+        attempt: s.run.attempt,
+        timeoutMs: s.timeoutMs,
+        findings: 0,
+      }),
+      newEvent(s.run.id, 'run:waiting', {
+        reason: 'resume',
+        detail: 'a checkpoint was saved; resume to continue',
+      }),
+    ],
+    { fence: s.fence },
+  );
 }
 
 async function afterFailure(

@@ -18,6 +18,7 @@ import {
 import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
+import { logFinishedEarly, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
 
 export interface AttemptSummary {
   run: RunRecord;
@@ -73,6 +74,42 @@ export async function finishSucceeded(
       ),
     );
   }
+  const schedule = scheduleOf(s.run);
+  const done = newEvent(s.run.id, 'attempt:succeeded', { attempt: s.run.attempt, durationMs });
+  if (schedule && now < schedule.at) {
+    // Ready early: hold the result until the time the user asked for (the slot is free again now).
+    logFinishedEarly(engine.logger, schedule, now - (s.run.startedAt ?? s.run.createdAt));
+    return engine.store.transition(
+      s.run.id,
+      {
+        status: 'waiting',
+        waitReason: 'delivery',
+        wakeAt: schedule.at,
+        output: output ?? null,
+        error: null,
+        meta: { ...attemptLog(s, false), decision: null, finishedAt: now },
+      },
+      [
+        ...replayEvents(s),
+        done,
+        newEvent(s.run.id, 'delivery:held', {
+          dueAt: schedule.iso,
+          actualMs: now - (s.run.startedAt ?? s.run.createdAt),
+        }),
+        newEvent(s.run.id, 'run:waiting', { reason: 'delivery', wakeAt: schedule.iso }),
+      ],
+      { fence: s.fence },
+    );
+  }
+  const delivery = schedule
+    ? resultDelivery(
+        s.run,
+        { status: 'succeeded', output: output ?? null },
+        now,
+        engine.delivery.channels,
+        engine.logger,
+      )
+    : undefined;
   return engine.store.transition(
     s.run.id,
     {
@@ -85,10 +122,12 @@ export async function finishSucceeded(
     },
     [
       ...replayEvents(s),
-      newEvent(s.run.id, 'attempt:succeeded', { attempt: s.run.attempt, durationMs }),
+      done,
+      ...(delivery?.events ?? []),
       newEvent(s.run.id, 'run:succeeded', { durationMs: now - (s.run.startedAt ?? s.run.createdAt) }),
     ],
     { fence: s.fence },
+    delivery?.effects,
   );
 }
 
@@ -100,6 +139,16 @@ export async function finishFailed(
 ): Promise<RunRecord> {
   const now = engine.clock.now();
   const serialized = serializeError(error);
+  // A scheduled tool's error is delivered at once, never held until its due time.
+  const delivery = scheduleOf(s.run)
+    ? resultDelivery(
+        s.run,
+        { status: 'failed', error: serialized },
+        now,
+        engine.delivery.channels,
+        engine.logger,
+      )
+    : undefined;
   return engine.store.transition(
     s.run.id,
     {
@@ -112,9 +161,11 @@ export async function finishFailed(
     [
       ...replayEvents(s),
       attemptEndEvent(engine, s, error, timedOut, 0),
+      ...(delivery?.events ?? []),
       newEvent(s.run.id, 'run:failed', { error: serialized }),
     ],
     { fence: s.fence },
+    delivery?.effects,
   );
 }
 
@@ -160,7 +211,8 @@ export function isNonRetriable(error: unknown): boolean {
     // A reference that is forbidden or malformed stays so; one not found yet may appear (default retry).
     isBatonError(error, 'REF_PERMISSION_DENIED') ||
     isBatonError(error, 'REF_FORMAT_ERROR') ||
-    isBatonError(error, 'REF_PATH_INVALID')
+    isBatonError(error, 'REF_PATH_INVALID') ||
+    isBatonError(error, 'SCHEDULE_NOT_SUPPORTED')
   );
 }
 

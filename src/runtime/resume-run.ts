@@ -28,6 +28,7 @@ export async function resumeRun(
   id: string,
   by: string,
   isRunningHere: (runId: string) => boolean,
+  strict = false,
 ): Promise<ResumeResult> {
   const run = await requireRun(engine, id);
   if (run.kind === 'flow') return resumeFlow(engine, run, by, isRunningHere);
@@ -37,34 +38,53 @@ export async function resumeRun(
     const result = await resumeFlow(engine, flow, by, isRunningHere, run.id);
     return { ...result, run: await requireRun(engine, id) };
   }
-  return resumeTask(engine, run, by, isRunningHere);
+  return resumeTask(engine, run, by, isRunningHere, strict);
 }
 
+/**
+ * `strict` is the resume an API client asks for: if someone else already resumed the run (it is
+ * queued or running), this caller gets a conflict naming the holder instead of sharing the run.
+ */
 async function resumeTask(
   engine: Engine,
   run: RunRecord,
   by: string,
   isRunningHere: (runId: string) => boolean,
+  strict = false,
 ): Promise<ResumeResult> {
   switch (run.status) {
     case 'succeeded':
       return { run, action: 'already_succeeded' };
     case 'queued':
+      if (strict)
+        throw new BatonError('RUN_CONFLICT', `run ${run.id} was already resumed and is queued`, {
+          data: { runId: run.id, holder: 'queued' },
+        });
       return { run, action: 'queued' };
     case 'expired':
       throw new BatonError('RUN_NOT_RESUMABLE', `run ${run.id} has expired and cannot be resumed`, {
         data: { runId: run.id },
       });
     case 'running': {
+      if (strict)
+        throw new BatonError(
+          'RUN_CONFLICT',
+          `run ${run.id} is already running, held by ${run.leaseOwner ?? 'unknown'}`,
+          {
+            data: { runId: run.id, holder: run.leaseOwner },
+          },
+        );
       if (isRunningHere(run.id)) return { run, action: 'already_running_here' };
       await takeBack(engine, run);
       return { run: await requireRun(engine, run.id), action: 'taken_back' };
     }
     case 'waiting':
-      if (run.waitReason === 'timer') {
+      // Finished and held for its delivery time: there is nothing to resume.
+      if (run.waitReason === 'delivery') return { run, action: 'queued' };
+      if (run.waitReason === 'timer' || run.waitReason === 'resume') {
         const next = await engine.store.transition(
           run.id,
-          { status: 'queued', waitReason: null, wakeAt: null },
+          { status: 'queued', waitReason: null, wakeAt: null, expiresAt: null },
           [
             newEvent(run.id, 'run:resumed', { from: 'waiting', by }),
             newEvent(run.id, 'run:queued', { reason: 'resumed' }),

@@ -14,11 +14,13 @@ import {
   validatePlan,
 } from '../core/index.ts';
 import { referencedTaskIds } from '../refs/index.ts';
-import type { NewRun } from '../store/index.ts';
+import type { ParsedSchedule } from '../schedule/index.ts';
+import type { NewRun, TimerRecord } from '../store/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { FlowDefinition } from './define-flow.ts';
 import { inputProblems, parseTaskInput, type TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
+import { dueTimerId, logScheduleEnabled, type RunSchedule } from './scheduled-delivery.ts';
 
 export interface StartOptions {
   /** Your own id for the run (idempotency: a second start with the same id is refused). */
@@ -98,7 +100,8 @@ export async function startTask(
   options: StartOptions = {},
 ): Promise<string> {
   checkSize(rawInput, 'input');
-  const input = parseTaskInput(task, rawInput);
+  const tool = scheduleInput(engine, task, rawInput, 'input');
+  const input = parseTaskInput(task, tool.input);
   const id = runId(engine, options);
   // An unknown mode fails here, naming it, before anything is stored.
   task.policy({ mode: options.mode ?? task.mode, fast: options.fast ?? false });
@@ -116,14 +119,21 @@ export async function startTask(
         priority: options.priority ?? 0,
         budgetMs,
         source: options.source ?? null,
-        options: { ...runOptions(options), ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}) },
+        options: {
+          ...runOptions(options),
+          ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}),
+          ...(tool.schedule ? { schedule: tool.schedule } : {}),
+        },
       },
     ],
     [
       newEvent(id, 'run:created', { name: task.name, kind: 'task' }),
+      ...(tool.isTool ? [argsEvent(id, task.name, input, tool.schedule)] : []),
       newEvent(id, 'run:queued', { reason: 'created' }),
     ],
+    tool.schedule ? { timers: [dueTimer(engine, id, tool.schedule)] } : undefined,
   );
+  if (tool.schedule) logScheduleEnabled(engine.logger, tool.schedule);
   return id;
 }
 
@@ -201,6 +211,23 @@ export async function startFlow(
     },
   });
   addReferenceEdges(plan, problems);
+  const schedules = new Map<string, { input: unknown; schedule?: RunSchedule; isTool: boolean }>();
+  for (const step of plan.steps) {
+    const task = engine.tasks.get(step.task);
+    if (!task) continue;
+    const args =
+      step.schedule === undefined ? step.input : { ...(step.input as object), schedule: step.schedule };
+    try {
+      schedules.set(step.id, scheduleInput(engine, task, args, `steps[${step.index}].input`));
+    } catch (err) {
+      problems.push({
+        kind: 'bad_input',
+        step: step.id,
+        field: `steps[${step.index}].input`,
+        message: (err as Error).message,
+      });
+    }
+  }
   if (problems.length > 0) throw planError(problems, flow.name);
   checkSize(raw, 'plan');
   const id = runId(engine, options);
@@ -223,9 +250,15 @@ export async function startFlow(
     },
   ];
   const events: NewEvent[] = [newEvent(id, 'run:created', { name: flow.name, kind: 'flow' })];
+  const timers: TimerRecord[] = [];
   for (const step of plan.steps) {
     const childId = `${id}.${step.id}`;
     const ready = step.dependsOn.length === 0;
+    const tool = schedules.get(step.id);
+    if (tool?.schedule) {
+      timers.push(dueTimer(engine, childId, tool.schedule));
+      logScheduleEnabled(engine.logger, tool.schedule);
+    }
     runs.push({
       id: childId,
       parentId: id,
@@ -233,7 +266,7 @@ export async function startFlow(
       stepId: step.id,
       kind: 'task',
       name: step.task,
-      input: step.input,
+      input: tool?.input ?? step.input,
       status: ready ? 'queued' : 'waiting',
       waitReason: ready ? null : 'dependency',
       dependsOn: step.dependsOn,
@@ -241,19 +274,82 @@ export async function startFlow(
       budgetMs: engine.tasks.get(step.task)?.budgetMs ?? null,
       options: {
         ...runOptions(options),
-        ...(step.schedule !== undefined ? { schedule: step.schedule } : {}),
+        ...(tool?.schedule ? { schedule: tool.schedule } : {}),
         ...(step.transfer !== undefined ? { transfer: step.transfer } : {}),
       },
     });
     events.push(
       newEvent(childId, 'run:created', { name: step.task, kind: 'task', stepId: step.id, parentId: id }),
     );
+    if (tool?.isTool) events.push(argsEvent(childId, step.task, tool.input, tool.schedule));
     events.push(
       ready
         ? newEvent(childId, 'run:queued', { reason: 'created' })
         : newEvent(childId, 'run:waiting', { reason: 'dependency', detail: step.dependsOn.join(', ') }),
     );
   }
-  await engine.store.createRuns(runs, events);
+  await engine.store.createRuns(runs, events, { timers });
   return id;
+}
+
+/**
+ * Only a tool whose schema declares `schedule` accepts one (protocol 004); the schedule is read now,
+ * relative to the start, and removed from the arguments the tool will see.
+ */
+function scheduleInput(
+  engine: Engine,
+  task: TaskDefinition,
+  args: unknown,
+  field: string,
+): { input: unknown; schedule?: RunSchedule; isTool: boolean } {
+  // A tool (src/tools) carries prepareArgs; looked up structurally so the engine does not import tools.
+  const prepareArgs = (task as Partial<SchedulableTask>).prepareArgs;
+  if (typeof prepareArgs !== 'function') return { input: args, isTool: false };
+  const prepared = prepareArgs(args, { now: engine.clock.now(), ...engine.scheduling });
+  if (!prepared.schedule) return { input: prepared.args, isTool: true };
+  const { past: _past, ...schedule } = prepared.schedule;
+  return { input: prepared.args, schedule: { ...schedule, aiName: task.name }, isTool: true };
+}
+
+/** What the engine needs of a tool definition (see src/tools `defineTool`). */
+interface SchedulableTask {
+  prepareArgs(
+    args: unknown,
+    options: { now: number; defaultTimezone?: string; horizonMs?: number },
+  ): { args: unknown; schedule?: ParsedSchedule };
+}
+
+function dueTimer(engine: Engine, runId: string, schedule: RunSchedule): TimerRecord {
+  return {
+    id: dueTimerId(runId),
+    runId,
+    kind: 'delivery-due',
+    dueAt: schedule.at,
+    payload: { runId },
+    createdAt: engine.clock.now(),
+  };
+}
+
+function argsEvent(
+  runId: string,
+  aiName: string,
+  args: unknown,
+  schedule: RunSchedule | undefined,
+): NewEvent {
+  return newEvent(runId, 'tool:args', {
+    type: 'args',
+    aiName,
+    args,
+    ...(schedule
+      ? {
+          schedule: {
+            text: schedule.text,
+            at: schedule.iso,
+            delayMs: schedule.delayMs,
+            language: schedule.language,
+            timezone: schedule.timezone,
+          },
+        }
+      : {}),
+  });
 }

@@ -44,6 +44,8 @@ export interface TaskContext {
   readonly taskName: string;
   /** 1 for the first attempt; counts every claim, including those after a crash. */
   readonly attempt: number;
+  /** This attempt's timeout: the signal fires this long after the attempt started. */
+  readonly timeoutMs: number;
   /** Fires on timeout, budget exhaustion, cancellation, lease loss or shutdown. */
   readonly signal: AbortSignal;
   readonly log: Logger;
@@ -87,4 +89,6 @@ export interface TaskContext {
    * permissions — e.g. the part of a reference transfer the task decided it needs.
    */
   fetch(reference: unknown): Promise<unknown>;
+  /** Records an event of the task's own in the run's log (`task:event`), written in the background. */
+  emit(kind: string, data?: Record<string, unknown>): void;
 }

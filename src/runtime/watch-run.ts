@@ -20,12 +20,16 @@ export async function requireRun(engine: Engine, id: string): Promise<RunRecord>
   return run;
 }
 
+type Waiter = ((run: RunRecord | undefined, error?: unknown) => void) & {
+  done?: (run: RunRecord) => boolean;
+};
+
 /**
  * Waits for runs to end. One store listener serves every waiter (thousands of HTTP requests may
  * wait at once); a single poll on the injected clock catches ends written by other processes.
  */
 export class TerminalWatcher {
-  private readonly waiters = new Map<string, Set<(run: RunRecord | undefined, error?: unknown) => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private unsubscribe: (() => void) | undefined;
   private timer: ReturnType<Engine['clock']['setTimer']> | undefined;
 
@@ -34,12 +38,17 @@ export class TerminalWatcher {
     private readonly pollMs: number,
   ) {}
 
-  async wait(id: string, signal?: AbortSignal): Promise<RunRecord> {
+  /** Resolves when `done(run)` holds (by default: the run reached a terminal state). */
+  async wait(
+    id: string,
+    signal?: AbortSignal,
+    done: (run: RunRecord) => boolean = (r) => isTerminal(r.status),
+  ): Promise<RunRecord> {
     const first = await requireRun(this.engine, id);
-    if (isTerminal(first.status)) return first;
+    if (done(first)) return first;
     signal?.throwIfAborted();
     return new Promise<RunRecord>((resolve, reject) => {
-      const waiter = (run: RunRecord | undefined, error?: unknown) => {
+      const waiter: Waiter = (run: RunRecord | undefined, error?: unknown) => {
         signal?.removeEventListener('abort', onAbort);
         if (error !== undefined || !run)
           reject(error ?? new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
@@ -49,6 +58,7 @@ export class TerminalWatcher {
         this.remove(id, waiter);
         reject(signal?.reason);
       };
+      waiter.done = done;
       signal?.addEventListener('abort', onAbort, { once: true });
       this.add(id, waiter);
       // The run may have ended between the first read and the subscription.
@@ -56,20 +66,20 @@ export class TerminalWatcher {
     });
   }
 
-  private add(id: string, waiter: (run: RunRecord | undefined, error?: unknown) => void): void {
+  private add(id: string, waiter: Waiter): void {
     const set = this.waiters.get(id) ?? new Set();
     this.waiters.set(id, set);
     set.add(waiter);
     this.unsubscribe ??= this.engine.store.onEvents((events) => {
       const ended = events
-        .filter((e) => TERMINAL_EVENTS.has(e.type) && this.waiters.has(e.runId))
+        .filter((e) => (TERMINAL_EVENTS.has(e.type) || e.type === 'run:waiting') && this.waiters.has(e.runId))
         .map((e) => e.runId);
       if (ended.length > 0) this.check(ended);
     });
     if (!this.timer) this.armPoll();
   }
 
-  private remove(id: string, waiter: (run: RunRecord | undefined, error?: unknown) => void): void {
+  private remove(id: string, waiter: Waiter): void {
     const set = this.waiters.get(id);
     set?.delete(waiter);
     if (set?.size === 0) this.waiters.delete(id);
@@ -95,12 +105,14 @@ export class TerminalWatcher {
     for (const id of new Set(ids)) {
       this.engine.store.getRun(id).then(
         (run) => {
-          if (run && !isTerminal(run.status)) return;
           const set = this.waiters.get(id);
           if (!set) return;
-          this.waiters.delete(id);
-          for (const w of set)
+          for (const w of [...set]) {
+            if (run && !(w.done ?? ((r: RunRecord) => isTerminal(r.status)))(run)) continue;
+            set.delete(w);
             w(run, run ? undefined : new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
+          }
+          if (set.size === 0) this.waiters.delete(id);
           if (this.waiters.size === 0) this.idle();
         },
         (err: unknown) => {

@@ -45,6 +45,7 @@ export class Worker {
   private readonly sweepEveryMs: number;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly timerHandlers = new Map<string, TimerHandler>();
+  private readonly dueHooks: Array<() => Promise<unknown>> = [];
   private wakeTimer: TimerHandle | undefined;
   private heartbeatTimer: TimerHandle | undefined;
   private stopped = true;
@@ -74,6 +75,11 @@ export class Worker {
 
   onTimer(kind: string, handler: TimerHandler): void {
     this.timerHandlers.set(kind, handler);
+  }
+
+  /** Work to do whenever the worker looks at what is due (e.g. sending queued deliveries). */
+  onDue(fn: () => Promise<unknown>): void {
+    this.dueHooks.push(fn);
   }
 
   async start(): Promise<void> {
@@ -125,7 +131,11 @@ export class Worker {
       if (e.type === 'run:cancelled' && this.active.has(e.runId))
         this.abortRun(e.runId, new BatonError('CANCELLED', `run ${e.runId} was cancelled`));
     }
-    if (events.some((e) => WAKING_EVENTS.has(e.type))) this.wake();
+    // Deliveries were queued with these: send them now rather than at the next poll.
+    if (events.some((e) => e.type === 'tool:result' || e.type === 'tool:choice')) {
+      this.timerDue = true;
+      this.wake();
+    } else if (events.some((e) => WAKING_EVENTS.has(e.type))) this.wake();
   }
 
   private async tick(): Promise<void> {
@@ -228,6 +238,10 @@ export class Worker {
         this.engine.logger.error({ timer: t.id, err: serializeError(err) }, 'timer handler failed'),
       );
     }
+    for (const hook of this.dueHooks)
+      await hook().catch((err: unknown) =>
+        this.engine.logger.error({ err: serializeError(err) }, 'due work failed'),
+      );
   }
 
   /** Takes back runs of gone processes on this host at once, and expired leases everywhere. */

@@ -117,3 +117,35 @@ export interface Fence {
   runId: string;
   token: number;
 }
+
+export interface DeliveryRecord {
+  id: string;
+  runId: string;
+  /** What is delivered: the protocol's `tool_result`, or a `tool_choice` in-progress notice. */
+  kind: 'tool_result' | 'tool_choice';
+  /** "callback" or "webhook:<name>". */
+  channel: string;
+  /** Where it goes (e.g. the webhook's url and secret name); JSON. */
+  target: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  idempotencyKey: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAt: number;
+  lastError: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+export type NewDelivery = Pick<
+  DeliveryRecord,
+  'id' | 'runId' | 'kind' | 'channel' | 'target' | 'payload' | 'idempotencyKey'
+>;
+
+/** Durable side effects written in the same transaction as a run change. */
+export interface Effects {
+  timers?: TimerRecord[];
+  /** Timer ids to delete. */
+  cancelTimers?: string[];
+  deliveries?: NewDelivery[];
+}

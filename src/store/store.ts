@@ -6,6 +6,8 @@
  */
 import type { BatonEvent, NewEvent, RunStatus, SerializedError, WaitReason } from '../core/index.ts';
 import type {
+  DeliveryRecord,
+  Effects,
   Fence,
   NewRun,
   PartialRecord,
@@ -87,7 +89,7 @@ export interface Store {
   readonly location: string;
 
   // runs
-  createRuns(runs: readonly NewRun[], events: readonly NewEvent[]): Promise<void>;
+  createRuns(runs: readonly NewRun[], events: readonly NewEvent[], effects?: Effects): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(query?: RunQuery): Promise<RunRecord[]>;
   /** Applies a patch atomically with its events; flows advance in the same transaction. */
@@ -96,6 +98,8 @@ export interface Store {
     patch: RunPatch,
     events: readonly NewEvent[],
     guard?: TransitionGuard,
+    /** Timers and deliveries written in the same transaction. */
+    effects?: Effects,
   ): Promise<RunRecord>;
   /** Several transitions in one transaction (e.g. reopening a flow with its failed steps). */
   transitionAll(
@@ -155,6 +159,19 @@ export interface Store {
   cancelTimers(ids: readonly string[]): Promise<void>;
   /** The earliest moment something becomes due: a timer, a waiting run's wake time, or a lease expiry. */
   nextWakeAt(): Promise<number | undefined>;
+
+  // deliveries (callbacks and webhooks; the event stream is written with the run change itself)
+  /** Takes due pending deliveries, hiding each for `visibilityMs` while it is being sent. */
+  takeDueDeliveries(limit: number, visibilityMs: number): Promise<DeliveryRecord[]>;
+  /** Records a send: delivered, failed for good, or to be retried at `retryAt`. */
+  settleDelivery(
+    id: string,
+    outcome:
+      | { status: 'delivered' }
+      | { status: 'failed'; error: string }
+      | { status: 'retry'; error: string; retryAt: number },
+  ): Promise<void>;
+  listDeliveries(runId: string): Promise<DeliveryRecord[]>;
 
   // housekeeping
   /** Deletes runs whose TTL has passed, with everything they own. */

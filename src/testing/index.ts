@@ -43,6 +43,21 @@ export function testRuntime(
 }
 
 /**
+ * Moves the manual clock forward in small steps until `check` holds — for waiting on work that
+ * itself waits on timers (retries, deliveries) without sleeping. Throws after `maxMs` of clock time.
+ */
+export async function advanceUntil(
+  clock: ManualClock,
+  check: () => boolean | Promise<boolean>,
+  { stepMs = 100, maxMs = 3_600_000 }: { stepMs?: number; maxMs?: number } = {},
+): Promise<void> {
+  for (let moved = 0; !(await check()); moved += stepMs) {
+    if (moved > maxMs) throw new Error(`advanceUntil: condition not met after ${maxMs} ms of clock time`);
+    await clock.advance(stepMs);
+  }
+}
+
+/**
  * Resolves with the `nth` event (from 1) of this type for the run, whether it was already stored or
  * comes later — so a test can wait for "the second retry" before it moves the manual clock.
  */

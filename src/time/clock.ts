@@ -188,7 +188,7 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Lets pending promise continuations and I/O callbacks run (one macrotask turn, twice). */
+/** Lets pending promise continuations and I/O callbacks run (a few macrotask turns). */
 async function settle(): Promise<void> {
-  for (let i = 0; i < 2; i++) await new Promise<void>((r) => setImmediate(r));
+  for (let i = 0; i < 4; i++) await new Promise<void>((r) => setImmediate(r));
 }

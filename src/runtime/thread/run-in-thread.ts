@@ -62,6 +62,7 @@ function threadInit(o: ThreadAttemptOptions, module: string): ThreadInit {
     rootId: ctx.rootId,
     stepId: ctx.stepId,
     attempt: ctx.attempt,
+    timeoutMs: ctx.timeoutMs,
     lastCheckpoint: ctx.lastCheckpoint,
     dependencies: { ...ctx.dependencies },
     mode: ctx.mode,

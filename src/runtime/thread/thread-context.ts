@@ -82,6 +82,7 @@ export class ThreadTaskContext implements TaskContext {
   readonly stepId: string | null;
   readonly taskName: string;
   readonly attempt: number;
+  readonly timeoutMs: number;
   readonly clock: Clock = systemClock;
   readonly lastCheckpoint: CheckpointView | undefined;
   readonly dependencies: Readonly<Record<string, DependencyOutput>>;
@@ -102,6 +103,7 @@ export class ThreadTaskContext implements TaskContext {
     this.stepId = init.stepId;
     this.taskName = init.taskName;
     this.attempt = init.attempt;
+    this.timeoutMs = init.timeoutMs;
     this.lastCheckpoint = init.lastCheckpoint;
     this.dependencies = init.dependencies;
     this.mode = init.mode;
@@ -148,6 +150,10 @@ export class ThreadTaskContext implements TaskContext {
   async partial(...findings: unknown[]): Promise<void> {
     if (findings.length === 0) return;
     await this.rpc.call('partial', findings);
+  }
+
+  emit(kind: string, data: Record<string, unknown> = {}): void {
+    this.post({ type: 'event', event: 'task:event', data: { kind, data } });
   }
 
   fetch(reference: unknown): Promise<unknown> {

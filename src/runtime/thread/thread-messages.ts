@@ -18,6 +18,7 @@ export interface ThreadInit {
   rootId: string;
   stepId: string | null;
   attempt: number;
+  timeoutMs: number;
   lastCheckpoint: CheckpointView | undefined;
   dependencies: Record<string, DependencyOutput>;
   mode: string | undefined;
@@ -43,7 +44,12 @@ export interface ThreadCalls {
 export type CallName = keyof ThreadCalls;
 
 /** Events the thread's own tool and time logic produces; the parent appends them. */
-export const THREAD_EVENT_TYPES = ['tool:skipped', 'tool:degraded', 'time:mode_changed'] as const;
+export const THREAD_EVENT_TYPES = [
+  'tool:skipped',
+  'tool:degraded',
+  'time:mode_changed',
+  'task:event',
+] as const;
 export type ThreadEventType = (typeof THREAD_EVENT_TYPES)[number];
 
 export type ThreadToParent =

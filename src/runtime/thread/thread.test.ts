@@ -100,6 +100,7 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
     stepId: run.stepId,
     taskName: run.name,
     attempt: run.attempt,
+    timeoutMs: 60_000,
     version: 1,
     signal: o.signal ?? new AbortController().signal,
     memo: new Map(steps.map((s) => [s.key, s.output])),

@@ -10,8 +10,9 @@ import {
   type RunStatus,
   serializeError,
 } from '../../core/index.ts';
-import type { NewRun, RunRecord } from '../records.ts';
+import type { Effects, NewRun, RunRecord } from '../records.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
+import { writeEffects } from './deliveries.ts';
 import { json, type RunRow, toRun } from './rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
@@ -24,6 +25,7 @@ export function createRuns(
   ctx: SqliteContext,
   runs: readonly NewRun[],
   events: readonly NewEvent[],
+  effects?: Effects,
 ): Promise<void> {
   // Serialize outside the transaction: a value that is not JSON fails here, before anything is written.
   const rows = runs.map((r) => [
@@ -67,6 +69,7 @@ export function createRuns(
       }
     }
     ctx.appendEvents(scope, events);
+    writeEffects(ctx, effects);
   });
 }
 
@@ -87,9 +90,14 @@ export function transition(
   patch: RunPatch,
   events: readonly NewEvent[],
   guard: TransitionGuard = {},
+  effects?: Effects,
 ): Promise<RunRecord> {
   const encoded = encodePatch(patch);
-  return ctx.write((scope) => transitionSync(ctx, scope, runId, patch, encoded, events, guard));
+  return ctx.write((scope) => {
+    const run = transitionSync(ctx, scope, runId, patch, encoded, events, guard);
+    writeEffects(ctx, effects);
+    return run;
+  });
 }
 
 export function transitionAll(
@@ -99,13 +107,24 @@ export function transitionAll(
     patch: RunPatch;
     events: readonly NewEvent[];
     guard?: TransitionGuard;
+    effects?: Effects;
   }>,
 ): Promise<RunRecord[]> {
   const encoded = changes.map((c) => encodePatch(c.patch));
   return ctx.write((scope) =>
-    changes.map((c, i) =>
-      transitionSync(ctx, scope, c.runId, c.patch, encoded[i] as EncodedPatch, c.events, c.guard ?? {}),
-    ),
+    changes.map((c, i) => {
+      const run = transitionSync(
+        ctx,
+        scope,
+        c.runId,
+        c.patch,
+        encoded[i] as EncodedPatch,
+        c.events,
+        c.guard ?? {},
+      );
+      writeEffects(ctx, c.effects);
+      return run;
+    }),
   );
 }
 
@@ -169,6 +188,9 @@ function transitionSync(
   if (to !== run.status && isTerminal(to)) {
     if (run.kind === 'flow') cancelOpenSteps(ctx, scope, run.id, to);
     if (run.parentId) advanceFlow(ctx, scope, run.parentId);
+  } else if (run.parentId && to === 'waiting' && patch.waitReason === 'delivery') {
+    // Finished executing, delivery held: its dependents may start now (see decideFlow).
+    advanceFlow(ctx, scope, run.parentId);
   }
   // A flow's own row only changes through its steps when its step ended; re-read it in that case.
   return run.kind === 'flow' && to !== run.status && isTerminal(to) ? requireRun(ctx, runId) : updated;

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../core/index.ts';
 import { ManualClock } from '../../time/index.ts';
 import { runStoreContract, T0, task } from '../store.contract.ts';
+import { runStoreDeliveryContract } from '../store-deliveries.contract.ts';
 import { runStoreFlowContract } from '../store-flow.contract.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 
@@ -18,6 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 runStoreContract('sqlite', harness);
 runStoreFlowContract('sqlite', harness);
+runStoreDeliveryContract('sqlite', harness);
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -77,7 +79,7 @@ describe('SQLite store specifics', () => {
     const a = openSqliteStore(path);
     const b = openSqliteStore(path);
     const rows = a.database.prepare('SELECT version FROM baton_migrations').all();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     return Promise.all([a.close(), b.close()]);
   });
 

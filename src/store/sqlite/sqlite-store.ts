@@ -8,6 +8,7 @@ import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
 import type {
+  Effects,
   Fence,
   NewRun,
   PartialRecord,
@@ -30,6 +31,7 @@ import type {
 } from '../store.ts';
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
+import * as deliveries from './deliveries.ts';
 import { type OpenOptions, openDatabase } from './open-database.ts';
 import { type RunRow, toRun } from './rows.ts';
 import * as runs from './run-writes.ts';
@@ -70,9 +72,9 @@ export class SqliteStore implements Store {
     if (this.closed) throw new BatonError('STORE_CLOSED', `the store at ${this.location} is closed`);
   }
 
-  createRuns(list: readonly NewRun[], events: readonly NewEvent[]) {
+  createRuns(list: readonly NewRun[], events: readonly NewEvent[], effects?: Effects) {
     this.guard();
-    return runs.createRuns(this.ctx, list, events);
+    return runs.createRuns(this.ctx, list, events, effects);
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -106,9 +108,15 @@ export class SqliteStore implements Store {
     return (this.ctx.stmt(sql).all(...params) as RunRow[]).map(toRun);
   }
 
-  transition(runId: string, patch: RunPatch, events: readonly NewEvent[], guard?: TransitionGuard) {
+  transition(
+    runId: string,
+    patch: RunPatch,
+    events: readonly NewEvent[],
+    guard?: TransitionGuard,
+    effects?: Effects,
+  ) {
     this.guard();
-    return runs.transition(this.ctx, runId, patch, events, guard);
+    return runs.transition(this.ctx, runId, patch, events, guard, effects);
   }
 
   transitionAll(
@@ -241,6 +249,21 @@ export class SqliteStore implements Store {
   nextWakeAt() {
     this.guard();
     return timers.nextWakeAt(this.ctx);
+  }
+
+  takeDueDeliveries(limit: number, visibilityMs: number) {
+    this.guard();
+    return deliveries.takeDueDeliveries(this.ctx, limit, visibilityMs);
+  }
+
+  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1]) {
+    this.guard();
+    return deliveries.settleDelivery(this.ctx, id, outcome);
+  }
+
+  listDeliveries(runId: string) {
+    this.guard();
+    return deliveries.listDeliveries(this.ctx, runId);
   }
 
   sweep(): Promise<SweepResult> {

@@ -40,7 +40,8 @@ export function nextWakeAt(ctx: SqliteContext): Promise<number | undefined> {
       `SELECT min(
          coalesce((SELECT min(due_at) FROM timers), 9e15),
          coalesce((SELECT min(wake_at) FROM runs WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')), 9e15),
-         coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15)) AS at`,
+         coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15),
+         coalesce((SELECT min(next_at) FROM deliveries WHERE status = 'pending'), 9e15)) AS at`,
     )
     .get() as { at: number };
   return Promise.resolve(row.at >= 9e15 ? undefined : row.at);
@@ -62,7 +63,7 @@ export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEven
   return Promise.resolve((rows as Parameters<typeof toEvent>[0][]).map(toEvent));
 }
 
-const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'events', 'timers'] as const;
+const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'events', 'timers', 'deliveries'] as const;
 
 export function sweep(ctx: SqliteContext): Promise<SweepResult> {
   return ctx.write(() => {

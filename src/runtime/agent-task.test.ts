@@ -1,0 +1,111 @@
+/**
+ * Protocol 003 through the engine: an agent task under a 60 s invocation limit parks in
+ * `waiting: resume` with its conversation checkpointed at 55 s, and a resume continues from the
+ * right turn (8 + 10 = 18), on the manual clock with the scripted model.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type AgentTool,
+  agentTool,
+  createScriptedModel,
+  type ScriptContext,
+  type ScriptedTurn,
+} from '../agent/index.ts';
+import { isBatonError } from '../core/index.ts';
+import type { RunRecord } from '../store/index.ts';
+import { type TestRuntime, testRuntime } from '../testing/index.ts';
+import { defineAgentTask } from './define-agent-task.ts';
+
+let rt: TestRuntime;
+afterEach(async () => {
+  await rt?.dispose();
+});
+
+const search = agentTool({
+  inputSchema: z.object({ q: z.string() }),
+  execute: async ({ q }) => ({ hits: [q] }),
+}) as AgentTool;
+
+/** Turns 1–8 take 7 s each (the first invocation parks after 8), later turns 5 s, turn 18 answers. */
+function script(ctx: ScriptContext): ScriptedTurn {
+  if (ctx.turn >= 18) return { text: 'Battery health is good.', delayMs: 1_000 };
+  return {
+    toolCalls: [{ toolName: 'search', input: { q: `turn ${ctx.turn}` } }],
+    delayMs: ctx.turn <= 8 ? 7_000 : 5_000,
+  };
+}
+
+async function settle(id: string): Promise<RunRecord> {
+  let done: RunRecord | undefined;
+  const settled = rt.baton.settled(id).then((r) => {
+    done = r;
+  });
+  for (let i = 0; !done; i++) {
+    if (i > 5_000) throw new Error('did not settle');
+    await rt.clock.advance(500);
+  }
+  await settled;
+  return done;
+}
+
+function analyst() {
+  return defineAgentTask({
+    name: 'insights',
+    input: z.object({ systemId: z.string() }),
+    model: () => createScriptedModel(script, { clock: rt.clock }),
+    system: 'You are a battery analyst.',
+    prompt: (i) => `Provide comprehensive battery analysis for ${i.systemId}`,
+    tools: { search },
+  });
+}
+
+describe('agent tasks (protocol 003)', () => {
+  it('parks at its limit with a checkpoint and continues from the right turn on resume', async () => {
+    rt = testRuntime();
+    const run = await rt.baton.start(analyst(), { systemId: 'sys_123' });
+    const parked = await settle(run.id);
+    expect(parked).toMatchObject({ status: 'waiting', waitReason: 'resume' });
+    expect(parked.meta.invocation).toMatchObject({
+      turns: 8,
+      toolCalls: 8,
+      timeoutMs: 60_000,
+      canResume: true,
+      wasResumed: false,
+    });
+    const cp = await rt.store.getLastCheckpoint(run.id);
+    expect(cp?.state).toMatchObject({ turnCount: 8, toolCallCount: 8, version: '1.0' });
+    // Saved before the 60 s limit (the pre-timeout checkpoint), not after it.
+    expect(cp?.createdAt).toBeLessThan((parked.startedAt ?? 0) + 60_000);
+
+    const resumed = await rt.baton.resume(run.id, 'client', { strict: true });
+    expect(resumed.resumed.action).toBe('requeued');
+    const done = await settle(run.id);
+    expect(done.status).toBe('succeeded');
+    expect(done.output).toMatchObject({
+      text: 'Battery health is good.',
+      turns: 18,
+      toolCalls: 17,
+      wasResumed: true,
+    });
+
+    const again = await rt.baton.resume(run.id, 'client', { strict: true });
+    expect(again.resumed.action).toBe('already_succeeded');
+    expect((await again.result()).output).toMatchObject({ turns: 18 });
+  });
+
+  it('lets exactly one of many concurrent strict resumes proceed', async () => {
+    rt = testRuntime();
+    const run = await rt.baton.start(analyst(), { systemId: 'sys_9' });
+    await settle(run.id);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, () => rt.baton.resume(run.id, 'client', { strict: true })),
+    );
+    const ok = outcomes.filter((o) => o.status === 'fulfilled');
+    const conflicts = outcomes.filter(
+      (o) => o.status === 'rejected' && isBatonError(o.reason, 'RUN_CONFLICT'),
+    );
+    expect(ok.length).toBe(1);
+    expect(conflicts.length).toBe(19);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * Scheduled delivery (protocol 004): a tool starts at once; its result reaches the user at the
+ * time they asked for. A result that is ready early is held (`waiting: delivery`) until the due
+ * time; if the tool is still working when the time comes, a friendly in-progress notice
+ * (`tool_choice`, status in_progress) goes out first and the result follows as soon as it exists.
+ * Errors (a tool's own timeout) are delivered at once, never held. The protocol's `tool_result` and
+ * `tool_choice` events are written in the same transaction as the run change, and so are the rows
+ * for the other channels (callbacks, webhooks), one per channel with an idempotency key.
+ */
+import type { Logger } from 'pino';
+import { type NewEvent, newEvent, type SerializedError } from '../core/index.ts';
+import type { GenerateText, ParsedSchedule, PromptOverlays, PromptTemplate } from '../schedule/index.ts';
+import { progressMessage } from '../schedule/index.ts';
+import type { Effects, NewDelivery, RunRecord } from '../store/index.ts';
+
+/** What a run with a schedule keeps in its options. */
+export interface RunSchedule extends Omit<ParsedSchedule, 'past'> {
+  /** The tool's name as the planner called it (aiName). */
+  aiName: string;
+}
+
+export interface DeliveryChannels {
+  /** Called once per delivery (with its idempotency key), also after a restart. */
+  callback?: boolean;
+  /** Named webhook targets every delivery is posted to. */
+  webhooks: string[];
+}
+
+export interface ProgressOptions {
+  template?: PromptTemplate;
+  overlays?: PromptOverlays;
+  /** An LLM that writes the notice from the template; without it the template is rendered. */
+  generate?: GenerateText;
+}
+
+/** A delivery more than this late counts as late (it came due while Baton was down or busy). */
+export const LATE_AFTER_MS = 1_000;
+
+export function scheduleOf(run: RunRecord): RunSchedule | undefined {
+  return run.options.schedule as RunSchedule | undefined;
+}
+
+export function dueTimerId(runId: string): string {
+  return `delivery-due:${runId}`;
+}
+
+function scheduled(s: RunSchedule) {
+  return { text: s.text, at: s.iso, delayMs: s.delayMs, language: s.language, timezone: s.timezone };
+}
+
+/** The rows for the channels other than the event stream, one per channel. */
+function channelRows(
+  run: RunRecord,
+  kind: 'tool_result' | 'tool_choice',
+  payload: Record<string, unknown>,
+  channels: DeliveryChannels,
+): NewDelivery[] {
+  const rows: NewDelivery[] = [];
+  const add = (channel: string, target: Record<string, unknown>) =>
+    rows.push({
+      id: `${run.id}:${kind}:${channel}`,
+      runId: run.id,
+      kind,
+      channel,
+      target,
+      payload: { ...payload, idempotency_key: `${run.id}:${kind}:${channel}` },
+      idempotencyKey: `${run.id}:${kind}:${channel}`,
+    });
+  if (channels.callback) add('callback', {});
+  for (const name of channels.webhooks) add(`webhook:${name}`, { name });
+  return rows;
+}
+
+export interface ResultDelivery {
+  events: NewEvent[];
+  effects: Effects;
+}
+
+/** The tool_result for a run's outcome, to write with the transition that ends the run. */
+export function resultDelivery(
+  run: RunRecord,
+  outcome: { status: 'succeeded' | 'partial' | 'failed'; output?: unknown; error?: SerializedError | null },
+  now: number,
+  channels: DeliveryChannels,
+  log: Logger,
+): ResultDelivery {
+  const s = scheduleOf(run) as RunSchedule;
+  const late = now - s.at > LATE_AFTER_MS;
+  const payload: Record<string, unknown> = {
+    type: 'tool_result',
+    aiName: s.aiName,
+    runId: run.id,
+    status: outcome.status,
+    ...(outcome.output !== undefined ? { result: outcome.output } : {}),
+    ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
+    scheduled: scheduled(s),
+    delivered_at: new Date(now).toISOString(),
+    late,
+  };
+  if (now > s.at)
+    log.info(
+      { label: 'SCHEDULE', aiName: s.aiName, totalMs: now - (run.startedAt ?? run.createdAt) },
+      'Schedule 延迟反馈: 工具延迟完成',
+    );
+  return {
+    events: [newEvent(run.id, 'tool:result', payload as never)],
+    effects: {
+      deliveries: channelRows(run, 'tool_result', payload, channels),
+      cancelTimers: [dueTimerId(run.id)],
+    },
+  };
+}
+
+/** The in-progress notice when the due time comes before the result. */
+export async function progressDelivery(
+  run: RunRecord,
+  now: number,
+  channels: DeliveryChannels,
+  progress: ProgressOptions,
+  log: Logger,
+): Promise<ResultDelivery> {
+  const s = scheduleOf(run) as RunSchedule;
+  const message = await progressMessage({
+    toolName: s.aiName,
+    language: s.language,
+    scheduledDelayMs: s.delayMs,
+    elapsedMs: now - (run.startedAt ?? run.createdAt),
+    ...progress,
+  });
+  const payload = {
+    type: 'tool_choice',
+    aiName: s.aiName,
+    runId: run.id,
+    status: 'in_progress',
+    message,
+    scheduled: scheduled(s),
+    sent_at: new Date(now).toISOString(),
+  };
+  log.info({ label: 'SCHEDULE', aiName: s.aiName, delayMs: s.delayMs }, 'Schedule 延迟反馈: 发送中间状态');
+  return {
+    events: [newEvent(run.id, 'tool:choice', payload as never)],
+    effects: { deliveries: channelRows(run, 'tool_choice', payload, channels) },
+  };
+}
+
+export function logScheduleEnabled(log: Logger, s: RunSchedule): void {
+  log.info(
+    { label: 'SCHEDULE', aiName: s.aiName, scheduleText: s.text, delayMs: s.delayMs, targetISO: s.iso },
+    'Schedule 延迟反馈启用',
+  );
+}
+
+export function logFinishedEarly(log: Logger, s: RunSchedule, actualMs: number): void {
+  log.info(
+    { label: 'SCHEDULE', aiName: s.aiName, delayMs: s.delayMs, actualMs },
+    'Schedule 延迟反馈: 工具已提前完成，延迟后反馈',
+  );
+}

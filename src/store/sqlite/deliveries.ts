@@ -1,0 +1,109 @@
+/** Effects written with run changes (timers, deliveries), and the delivery queue of the SQLite store. */
+import type { DeliveryRecord, Effects } from '../records.ts';
+import { json, parseJson } from './rows.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+
+/** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */
+export function writeEffects(ctx: SqliteContext, effects: Effects | undefined): void {
+  if (!effects) return;
+  const now = ctx.now();
+  for (const t of effects.timers ?? [])
+    ctx
+      .stmt(
+        'INSERT OR REPLACE INTO timers (id, run_id, kind, due_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(t.id, t.runId, t.kind, t.dueAt, json(t.payload), t.createdAt);
+  if (effects.cancelTimers?.length)
+    ctx
+      .stmt('DELETE FROM timers WHERE id IN (SELECT value FROM json_each(?))')
+      .run(json(effects.cancelTimers));
+  for (const d of effects.deliveries ?? [])
+    ctx
+      .stmt(
+        `INSERT INTO deliveries (id, run_id, kind, channel, target, payload, idempotency_key, status, attempts, next_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
+      )
+      .run(d.id, d.runId, d.kind, d.channel, json(d.target), json(d.payload), d.idempotencyKey, now, now);
+}
+
+interface DeliveryRow {
+  id: string;
+  run_id: string;
+  kind: DeliveryRecord['kind'];
+  channel: string;
+  target: string;
+  payload: string;
+  idempotency_key: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+function toDelivery(r: DeliveryRow): DeliveryRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    kind: r.kind,
+    channel: r.channel,
+    target: parseJson(r.target, {}) as Record<string, unknown>,
+    payload: parseJson(r.payload, {}) as Record<string, unknown>,
+    idempotencyKey: r.idempotency_key,
+    status: r.status,
+    attempts: r.attempts,
+    nextAt: r.next_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+export function takeDueDeliveries(
+  ctx: SqliteContext,
+  limit: number,
+  visibilityMs: number,
+): Promise<DeliveryRecord[]> {
+  return ctx.write(() => {
+    const now = ctx.now();
+    const rows = ctx
+      .stmt(
+        `UPDATE deliveries SET attempts = attempts + 1, next_at = @hidden
+         WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= @now ORDER BY next_at LIMIT @limit)
+         RETURNING *`,
+      )
+      .all({ now, hidden: now + visibilityMs, limit }) as DeliveryRow[];
+    return rows.map(toDelivery).sort((a, b) => a.createdAt - b.createdAt);
+  });
+}
+
+export function settleDelivery(
+  ctx: SqliteContext,
+  id: string,
+  outcome:
+    | { status: 'delivered' }
+    | { status: 'failed'; error: string }
+    | { status: 'retry'; error: string; retryAt: number },
+): Promise<void> {
+  return ctx.write(() => {
+    const now = ctx.now();
+    if (outcome.status === 'delivered')
+      ctx
+        .stmt("UPDATE deliveries SET status = 'delivered', delivered_at = ?, last_error = NULL WHERE id = ?")
+        .run(now, id);
+    else if (outcome.status === 'failed')
+      ctx.stmt("UPDATE deliveries SET status = 'failed', last_error = ? WHERE id = ?").run(outcome.error, id);
+    else
+      ctx
+        .stmt('UPDATE deliveries SET next_at = ?, last_error = ? WHERE id = ?')
+        .run(outcome.retryAt, outcome.error, id);
+  });
+}
+
+export function listDeliveries(ctx: SqliteContext, runId: string): Promise<DeliveryRecord[]> {
+  const rows = ctx
+    .stmt('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, id')
+    .all(runId) as DeliveryRow[];
+  return Promise.resolve(rows.map(toDelivery));
+}
