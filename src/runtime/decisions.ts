@@ -16,7 +16,6 @@ import {
   type EscalationPolicy,
   type NewEvent,
   newEvent,
-  type RunStatus,
   resolveDecision,
   type SerializedError,
   serializeError,

@@ -100,7 +100,7 @@ export async function startTask(
   options: StartOptions = {},
 ): Promise<string> {
   checkSize(rawInput, 'input');
-  const tool = scheduleInput(engine, task, rawInput, 'input');
+  const tool = scheduleInput(engine, task, rawInput);
   const input = parseTaskInput(task, tool.input);
   const id = runId(engine, options);
   // An unknown mode fails here, naming it, before anything is stored.
@@ -218,7 +218,7 @@ export async function startFlow(
     const args =
       step.schedule === undefined ? step.input : { ...(step.input as object), schedule: step.schedule };
     try {
-      schedules.set(step.id, scheduleInput(engine, task, args, `steps[${step.index}].input`));
+      schedules.set(step.id, scheduleInput(engine, task, args));
     } catch (err) {
       problems.push({
         kind: 'bad_input',
@@ -300,7 +300,6 @@ function scheduleInput(
   engine: Engine,
   task: TaskDefinition,
   args: unknown,
-  field: string,
 ): { input: unknown; schedule?: RunSchedule; isTool: boolean } {
   // A tool (src/tools) carries prepareArgs; looked up structurally so the engine does not import tools.
   const prepareArgs = (task as Partial<SchedulableTask>).prepareArgs;
