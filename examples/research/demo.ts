@@ -47,6 +47,24 @@ const baton = createBaton({
   // The corpus is small, so the size thresholds of the transfer table are scaled down with it:
   // under 200 tokens whole, up to 4,000 summarized, beyond that by reference.
   context: { tables: { sizeThresholds: { fullBelow: 200, summaryBelow: 4_000, batchedAbove: 20_000 } } },
+  // A callback channel: what a chat bot would send to its user, at the time the user asked for.
+  schedule: {
+    onDelivery: (d) => {
+      const p = d.payload as {
+        aiName: string;
+        message?: string;
+        late?: boolean;
+        scheduled: { text: string; at: string };
+      };
+      const now = new Date().toISOString().slice(11, 19);
+      if (d.kind === 'tool_choice')
+        say(`📨 ${now} ${p.aiName}: "${p.message}" (asked for "${p.scheduled.text}")`);
+      else
+        say(
+          `📬 ${now} ${p.aiName} result delivered (asked for "${p.scheduled.text}" = ${p.scheduled.at.slice(11, 19)})${p.late ? ', late' : ''}`,
+        );
+    },
+  },
 });
 const say = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -1,6 +1,7 @@
 /** The demo flow: three researchers in parallel, then an aggregator that depends on all three. */
 import { defineFlow } from '../../src/index.ts';
 import { academicResearcher, aggregator, communityListener, githubWatcher } from './tasks.ts';
+import { draftDigest, renderChart } from './tools.ts';
 
 const output = (task: string, path: string) => ({
   data_reference: { ref_type: 'task_output', task_id: task, path },
@@ -54,6 +55,14 @@ export const researchFlow = defineFlow<DemoInput>({
           },
         },
       }),
+    },
+    // Scheduled tool calls: each starts once its input exists; the result is delivered at the stated time.
+    { id: 'digest', task: draftDigest, input: { report: output('report', '$') }, schedule: 'in 6 seconds' },
+    {
+      id: 'chart',
+      task: renderChart,
+      input: { findings: output('papers', '$.findings') },
+      schedule: '5秒后',
     },
   ],
 });

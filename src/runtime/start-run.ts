@@ -304,7 +304,11 @@ function scheduleInput(
   // A tool (src/tools) carries prepareArgs; looked up structurally so the engine does not import tools.
   const prepareArgs = (task as Partial<SchedulableTask>).prepareArgs;
   if (typeof prepareArgs !== 'function') return { input: args, isTool: false };
-  const prepared = prepareArgs(args, { now: engine.clock.now(), ...engine.scheduling });
+  const prepared = prepareArgs(args, {
+    now: engine.clock.now(),
+    ...engine.scheduling,
+    check: !containsReference(args),
+  });
   if (!prepared.schedule) return { input: prepared.args, isTool: true };
   const { past: _past, ...schedule } = prepared.schedule;
   return { input: prepared.args, schedule: { ...schedule, aiName: task.name }, isTool: true };
@@ -314,7 +318,7 @@ function scheduleInput(
 interface SchedulableTask {
   prepareArgs(
     args: unknown,
-    options: { now: number; defaultTimezone?: string; horizonMs?: number },
+    options: { now: number; defaultTimezone?: string; horizonMs?: number; check?: boolean },
   ): { args: unknown; schedule?: ParsedSchedule };
 }
 

@@ -155,6 +155,8 @@ export function defineTool<A extends object = ToolArgs, O = unknown>(
     // A tool that runs out of time or fails returns its error (protocol 004: "返回超时错误"), at once;
     // partial findings, if it recorded any, are still handed back.
     escalation: taskOptions.escalation ?? { policy: { otherwise: ['abandon'] } },
+    // Referenced arguments arrive as values that must match the schema, not as context transfers.
+    context: taskOptions.context ?? { plan: false },
     run: async (input, ctx) => {
       const split = splitSchedule(input as ToolArgs);
       if (split.schedule !== undefined && !acceptsSchedule) throw scheduleNotSupported(name);

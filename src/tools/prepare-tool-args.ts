@@ -27,6 +27,11 @@ export interface PrepareToolArgsOptions {
   language?: ScheduleLanguage;
   /** Latest accepted delivery, in ms after `now`. @default one calendar year */
   horizonMs?: number;
+  /**
+   * Check the arguments against the schema now. false when they still hold data references: the
+   * tool checks them when it runs, after the references are resolved. @default true
+   */
+  check?: boolean;
 }
 
 export interface PreparedToolArgs<A extends object = ToolArgs> {
@@ -50,7 +55,8 @@ export function prepareToolArgs<A extends object>(
   if (typeof args !== 'object' || args === null || Array.isArray(args))
     throw new ValidationError('args', 'an object of tool arguments', args);
   const split = splitSchedule(args as ToolArgs);
-  if (split.schedule === undefined) return { args: tool.checkArgs(split.args) };
+  const checked = (a: ToolArgs) => (options.check === false ? (a as A) : tool.checkArgs(a));
+  if (split.schedule === undefined) return { args: checked(split.args) };
   if (!tool.tool.acceptsSchedule) throw scheduleNotSupported(tool.name);
   const schedule = parseSchedule(split.schedule, {
     now: options.now,
@@ -59,7 +65,7 @@ export function prepareToolArgs<A extends object>(
     ...(options.language !== undefined ? { language: options.language } : {}),
     ...(options.horizonMs !== undefined ? { horizonMs: options.horizonMs } : {}),
   });
-  return { args: tool.checkArgs(split.args), schedule };
+  return { args: checked(split.args), schedule };
 }
 
 export function scheduleNotSupported(tool: string): BatonError {
