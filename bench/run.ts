@@ -39,6 +39,7 @@ const TARGETS: Readonly<Record<string, Target>> = {
 const FLOORS: Readonly<Record<string, string>> = {
   'step.durable_overhead_ms': 'sqlite.commit_floor_ms',
   'checkpoint.overhead_ms': 'sqlite.commit_floor_ms',
+  'timeout.detect_lateness_p99_ms': 'timeout.floor_lateness_p99_ms',
 };
 
 const BENCH_DIR = import.meta.dirname;

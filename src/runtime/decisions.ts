@@ -36,6 +36,8 @@ export interface PendingDecision {
   timerId?: string;
   /** The error that ended the last attempt (what an unattended abandon fails with). */
   error?: SerializedError;
+  /** The policy that answers if nobody does (the same the unattended path would use). */
+  policy?: EscalationPolicy;
 }
 
 export interface EscalateInput {
@@ -77,6 +79,7 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
     result: e.result,
     attempt: s.run.attempt,
     error: serializeError(e.error),
+    policy: policyFor(s.task.escalation.policy, e),
   };
   const ended: NewEvent[] = [
     ...replayEvents(s),
@@ -89,7 +92,7 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
   };
 
   if (!wantsHuman(s.run, s.task.escalation.ask)) {
-    const answer = decideByPolicy(request, policyFor(s.task.escalation.policy, e));
+    const answer = decideByPolicy(request, pending.policy);
     const requested = newEvent(s.run.id, 'decision:requested', { request: { ...request }, reason: e.reason });
     return applyDecision(
       engine,
@@ -282,7 +285,7 @@ export async function decideOnTimeout(engine: Engine, runId: string, attempt: nu
   if (run?.status !== 'waiting' || run.waitReason !== 'decision' || !pending || pending.attempt !== attempt)
     return;
   const task = engine.tasks.get(run.name);
-  const answer = decideByPolicy(pending.request, task?.escalation.policy);
+  const answer = decideByPolicy(pending.request, pending.policy ?? task?.escalation.policy);
   await applyDecision(engine, run, pending, answer, 'policy (decision timeout)', {
     expectStatus: ['waiting'],
   }).catch((err: unknown) => {

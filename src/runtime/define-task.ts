@@ -13,9 +13,11 @@ import {
   defineEscalationPolicy,
   type EscalationPolicy,
   type EscalationWording,
+  lookupMode,
   type ModeOptions,
   type RetryOptions,
   type RetryPolicy,
+  resolveTimeouts,
   type TimeThresholds,
   ValidationError,
 } from '../core/index.ts';
@@ -190,6 +192,10 @@ function toRetryOptions(
   };
 }
 
+function checkMode(retryOptions: RetryOptions, mode: string, field: string): void {
+  lookupMode(resolveTimeouts(retryOptions, false, 'retry'), mode, field);
+}
+
 /** The degradation table follows the task's time thresholds unless it sets its own. */
 function degradationOf(
   time: TaskOptions<unknown, unknown>['time'],
@@ -222,6 +228,8 @@ export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, 
   )
     throw optionError(at('input'), 'a zod schema', options.input);
   const retryOptions = toRetryOptions(options, at);
+  // A mode is an option of the task (or of a run), not of its retry policy: name that field.
+  if (options.mode !== undefined) checkMode(retryOptions, options.mode, at('mode'));
   // Compile both ways now: a bad option fails here, naming its field, not in the middle of a run.
   compileRetryPolicy(retryOptions, { field: at('retry') });
   compileRetryPolicy(retryOptions, { fast: true, field: at('retry') });
@@ -281,6 +289,7 @@ export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, 
     module: options.module,
     policy(run: { mode?: string | undefined; fast?: boolean }) {
       const mode = run.mode ?? retryOptions.mode;
+      if (mode !== undefined && run.mode !== undefined) checkMode(retryOptions, mode, 'mode');
       const key = `${mode ?? ''}|${run.fast ? 1 : 0}`;
       let p = policies.get(key);
       if (!p) {

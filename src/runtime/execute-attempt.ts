@@ -3,7 +3,7 @@
  * calls this for every run it claims and frees the slot when it returns — at the latest at the
  * attempt's deadline plus its grace period, whatever the task body does.
  */
-import { BatonError, isBatonError, newEvent, serializeError } from '../core/index.ts';
+import { BatonError, isBatonError, newEvent, type RetryPolicy, serializeError } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
 import { escalate } from './decisions.ts';
@@ -40,7 +40,21 @@ export async function executeAttempt(
   const mode =
     (run.meta.modeOverride as string | undefined) ?? (run.options.mode as string | undefined) ?? task.mode;
   const fast = run.options.fast === true;
-  const policy = task.policy({ mode, fast });
+  let policy: RetryPolicy;
+  try {
+    policy = task.policy({ mode, fast });
+  } catch (err) {
+    // A mode that no longer exists (changed task definitions): fail the run rather than hold it.
+    const now = engine.clock.now();
+    const error = serializeError(err);
+    await engine.store.transition(
+      run.id,
+      { status: 'failed', error, finishedAt: now, expiresAt: now + ttlOf(engine, run, task) },
+      [newEvent(run.id, 'run:failed', { error })],
+      { fence },
+    );
+    return;
+  }
   let timeoutMs =
     typeof run.meta.timeoutOverrideMs === 'number'
       ? run.meta.timeoutOverrideMs

@@ -47,6 +47,9 @@ export async function raceAttempt(
     if (onAbort) controller.signal.removeEventListener('abort', onAbort);
     return first;
   }
+  // Everything after here (recording the timeout, retrying, escalating) waits one macrotask, so
+  // that every other signal due at this moment fires first instead of queueing behind this work.
+  await new Promise<void>((resolve) => setImmediate(resolve));
   let graceTimer: ReturnType<Clock['setTimer']> | undefined;
   const graceOver = new Promise<'over'>((resolve) => {
     graceTimer = clock.setTimer(graceMs, () => resolve('over'));

@@ -215,6 +215,8 @@ export async function startFlow(
   for (const step of plan.steps) {
     const task = engine.tasks.get(step.task);
     if (!task) continue;
+    // A start option that no step can use is the caller's mistake, not the plan's: refuse it as such.
+    if (options.mode !== undefined) task.policy({ mode: options.mode, fast: options.fast ?? false });
     const args =
       step.schedule === undefined ? step.input : { ...(step.input as object), schedule: step.schedule };
     try {

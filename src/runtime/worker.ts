@@ -205,7 +205,7 @@ export class Worker {
 
   private async heartbeat(): Promise<void> {
     try {
-      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs));
+      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, [...this.active.keys()]));
       for (const runId of this.active.keys()) {
         if (!held.has(runId))
           this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));

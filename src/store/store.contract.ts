@@ -173,12 +173,23 @@ export function runStoreContract(name: string, harness: ContractHarness): void {
       await store.createRuns([task('r1'), task('r2')], []);
       await store.claimRuns({ owner: 'w', leaseMs: 1_000, limit: 2, names: ['work'] });
       await clock.advance(900);
-      expect((await store.heartbeat('w', 1_000)).sort()).toEqual(['r1', 'r2']);
+      expect((await store.heartbeat('w', 1_000, ['r1', 'r2'])).sort()).toEqual(['r1', 'r2']);
       await store.transition('r2', { status: 'cancelled', finishedAt: clock.now() }, []);
       await clock.advance(900);
       expect(await store.recoverExpiredLeases()).toEqual([]);
-      expect(await store.heartbeat('w', 1_000)).toEqual(['r1']);
+      expect(await store.heartbeat('w', 1_000, ['r1', 'r2'])).toEqual(['r1']);
       expect((await store.getRun('r2'))?.leaseOwner).toBeNull();
+    });
+
+    it('lets a held run its owner no longer executes expire, while keeping the others alive', async () => {
+      await open();
+      await store.createRuns([task('live'), task('orphan')], []);
+      await store.claimRuns({ owner: 'w', leaseMs: 1_000, limit: 2, names: ['work'] });
+      await clock.advance(800);
+      expect((await store.heartbeat('w', 1_000, ['live'])).sort()).toEqual(['live', 'orphan']);
+      await clock.advance(300);
+      expect(await store.recoverExpiredLeases()).toEqual([{ runId: 'orphan', previousOwner: 'w' }]);
+      expect((await store.getRun('live'))?.status).toBe('running');
     });
 
     it('requeues every run of a released owner at once', async () => {

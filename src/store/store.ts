@@ -114,8 +114,11 @@ export interface Store {
 
   // claiming and leases
   claimRuns(request: ClaimRequest): Promise<RunRecord[]>;
-  /** Extends the leases the owner holds; returns the ids it still holds (others were lost). */
-  heartbeat(owner: string, leaseMs: number): Promise<string[]>;
+  /**
+   * Extends the owner's leases on the runs it is executing (`active`); returns every run it still
+   * holds. A held run it is not executing (an attempt that crashed) is left to expire and recover.
+   */
+  heartbeat(owner: string, leaseMs: number, active: readonly string[]): Promise<string[]>;
   /** Requeues runs whose lease has expired. */
   recoverExpiredLeases(): Promise<RecoveredRun[]>;
   /** Requeues every run held by these owners (gone processes, or a graceful shutdown). */

@@ -58,13 +58,24 @@ export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRec
   });
 }
 
-export function heartbeat(ctx: SqliteContext, owner: string, leaseMs: number): Promise<string[]> {
+export function heartbeat(
+  ctx: SqliteContext,
+  owner: string,
+  leaseMs: number,
+  active: readonly string[],
+): Promise<string[]> {
+  const ids = json(active);
   return ctx.write(() => {
     const now = ctx.now();
     ctx.stmt('UPDATE workers SET heartbeat_at = ? WHERE id = ?').run(now, owner);
+    ctx
+      .stmt(
+        "UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running' AND id IN (SELECT value FROM json_each(?))",
+      )
+      .run(now + leaseMs, owner, ids);
     const rows = ctx
-      .stmt("UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running' RETURNING id")
-      .all(now + leaseMs, owner) as Array<{ id: string }>;
+      .stmt("SELECT id FROM runs WHERE lease_owner = ? AND status = 'running'")
+      .all(owner) as Array<{ id: string }>;
     return rows.map((r) => r.id);
   });
 }

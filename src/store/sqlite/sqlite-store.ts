@@ -145,9 +145,9 @@ export class SqliteStore implements Store {
     return claims.claimRuns(this.ctx, request);
   }
 
-  heartbeat(owner: string, leaseMs: number) {
+  heartbeat(owner: string, leaseMs: number, active: readonly string[]) {
     this.guard();
-    return claims.heartbeat(this.ctx, owner, leaseMs);
+    return claims.heartbeat(this.ctx, owner, leaseMs, active);
   }
 
   recoverExpiredLeases(): Promise<RecoveredRun[]> {
