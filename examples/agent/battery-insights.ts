@@ -9,7 +9,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import { agentTool, createScriptedModel, defineAgentTask, type ScriptContext, type ScriptedTurn, systemClock } from '../../src/index.ts';
+import {
+  agentTool,
+  createScriptedModel,
+  defineAgentTask,
+  type ScriptContext,
+  type ScriptedTurn,
+  systemClock,
+} from '../../src/index.ts';
 
 interface Reading {
   day: number;
@@ -23,14 +30,24 @@ const readings: Reading[] = Array.from({ length: 14 * 4 }, (_, i) => {
   const day = Math.floor(i / 4) + 1;
   const cell = 'ABCD'[i % 4] as string;
   const drift = cell === 'C' ? day * 0.012 : 0;
-  return { day, cell, voltage: Math.round((3.7 - drift + ((i * 7) % 5) / 1000) * 1000) / 1000, temperature: 24 + (cell === 'C' ? day * 0.4 : (i % 3) * 0.3) };
+  return {
+    day,
+    cell,
+    voltage: Math.round((3.7 - drift + ((i * 7) % 5) / 1000) * 1000) / 1000,
+    temperature: 24 + (cell === 'C' ? day * 0.4 : (i % 3) * 0.3),
+  };
 });
 
 const tools = {
   query_readings: agentTool({
     description: 'Readings of one cell between two days.',
-    inputSchema: z.object({ cell: z.enum(['A', 'B', 'C', 'D']), from: z.number().int().min(1).max(14), to: z.number().int().min(1).max(14) }),
-    execute: async ({ cell, from, to }) => readings.filter((r) => r.cell === cell && r.day >= from && r.day <= to),
+    inputSchema: z.object({
+      cell: z.enum(['A', 'B', 'C', 'D']),
+      from: z.number().int().min(1).max(14),
+      to: z.number().int().min(1).max(14),
+    }),
+    execute: async ({ cell, from, to }) =>
+      readings.filter((r) => r.cell === cell && r.day >= from && r.day <= to),
   }),
   cell_stats: agentTool({
     description: 'Mean voltage and temperature of one cell over all days, and the trend per day.',
@@ -44,7 +61,8 @@ const tools = {
         cell,
         meanVoltage: Math.round(mean((r) => r.voltage) * 1000) / 1000,
         meanTemperature: Math.round(mean((r) => r.temperature) * 10) / 10,
-        voltageTrendPerDay: Math.round(((last.voltage - first.voltage) / (last.day - first.day)) * 10_000) / 10_000,
+        voltageTrendPerDay:
+          Math.round(((last.voltage - first.voltage) / (last.day - first.day)) * 10_000) / 10_000,
       };
     },
   }),
@@ -54,11 +72,15 @@ const tools = {
 function script(ctx: ScriptContext): ScriptedTurn {
   const cells = ['A', 'B', 'C', 'D'];
   const t = ctx.turn;
-  if (t <= 4) return { toolCalls: [{ toolName: 'cell_stats', input: { cell: cells[t - 1] } }], delayMs: 1_200 };
+  if (t <= 4)
+    return { toolCalls: [{ toolName: 'cell_stats', input: { cell: cells[t - 1] } }], delayMs: 1_200 };
   if (t <= 12) {
     const cell = cells[(t - 5) % 4] as string;
     const from = t <= 8 ? 1 : 8;
-    return { toolCalls: [{ toolName: 'query_readings', input: { cell, from, to: from + 6 } }], delayMs: 1_200 };
+    return {
+      toolCalls: [{ toolName: 'query_readings', input: { cell, from, to: from + 6 } }],
+      delayMs: 1_200,
+    };
   }
   return {
     text: 'Cell C is degrading: its voltage falls about 12 mV a day and it runs up to 5 °C warmer than the others. Cells A, B and D are stable. Inspect or replace cell C.',
@@ -79,7 +101,10 @@ function chooseModel(): LanguageModel {
 
 export const batteryInsights = defineAgentTask({
   name: 'battery-insights',
-  input: z.object({ systemId: z.string().min(1), customPrompt: z.string().default('Provide comprehensive battery analysis') }),
+  input: z.object({
+    systemId: z.string().min(1),
+    customPrompt: z.string().default('Provide comprehensive battery analysis'),
+  }),
   model: () => chooseModel(),
   system: 'You are a battery analyst. Use the tools to look at every cell before you conclude. Be brief.',
   prompt: (i) => `${i.customPrompt} for system ${i.systemId}.`,
