@@ -6,6 +6,7 @@ import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
 import { exitCodeFor, printError } from './output.ts';
 import { parseTimeCommand } from './parse-time-command.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
+import { serveCommand } from './serve-command.ts';
 
 const DEFAULT_DB = process.env.BATON_DB ?? './baton.db';
 
@@ -60,6 +61,16 @@ export async function main(argv: string[]): Promise<number> {
     .option('--input <json>', 'the findings for manual_input, as JSON or @file.json')
     .action(async (id: string, choice: string | undefined, o: { mode?: string; input?: string }) => {
       code = await decideCommand(id, choice, { ...common(), ...o });
+    });
+  program
+    .command('serve')
+    .description('serve the HTTP API (runs, resume, decisions, SSE events, health, metrics) with a worker')
+    .option('--host <host>', 'address to bind; any but loopback needs a token', '127.0.0.1')
+    .option('--port <port>', 'port', '8080')
+    .option('--token <token>', 'bearer token required on every route but /health (default: $BATON_TOKEN)')
+    .option('--tasks <module>', 'module defining the tasks and flows (default: baton.config.ts)')
+    .action(async (o: { host: string; port: string; token?: string; tasks?: string }) => {
+      code = await serveCommand({ ...common(), ...o });
     });
   program
     .command('parse-time')

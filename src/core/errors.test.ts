@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type BatonError,
   deserializeError,
+  isBatonError,
   NonRetriableError,
   RetryAfterError,
   serializeError,
@@ -31,5 +32,18 @@ describe('errors', () => {
   it('serialize foreign throwables as UNKNOWN', () => {
     expect(serializeError('boom')).toEqual({ name: 'Error', code: 'UNKNOWN', message: '"boom"' });
     expect(deserializeError({ name: 'X', code: 'NOT_A_CODE' as never, message: 'm' }).code).toBe('UNKNOWN');
+  });
+});
+
+describe('errors from another copy of Baton', () => {
+  it('are recognised by code, as a task module loaded separately throws them', () => {
+    class OtherBatonError extends Error {
+      readonly code = 'TIMEOUT';
+      readonly data = Object.freeze({ resumable: true });
+    }
+    const err = new OtherBatonError('timed out');
+    expect(isBatonError(err, 'TIMEOUT')).toBe(true);
+    expect(serializeError(err)).toMatchObject({ code: 'TIMEOUT', data: { resumable: true } });
+    expect(isBatonError(new Error('plain'))).toBe(false);
   });
 });

@@ -117,7 +117,7 @@ export interface SerializedError {
 const MAX_CAUSE_DEPTH = 8;
 
 export function serializeError(err: unknown, depth = 0): SerializedError {
-  if (err instanceof BatonError) {
+  if (isBatonError(err)) {
     return withCause(
       {
         name: err.name,
@@ -164,8 +164,20 @@ export function deserializeError(s: SerializedError): BatonError {
   return err;
 }
 
+/**
+ * Structural, not `instanceof`: a task module loaded separately (the CLI imports flow files through
+ * tsx, which gives them their own copy of Baton's modules) throws errors of another BatonError class.
+ */
 export function isBatonError(err: unknown, code?: ErrorCode): err is BatonError {
-  return err instanceof BatonError && (code === undefined || err.code === code);
+  if (!(err instanceof Error)) return false;
+  const e = err as Partial<BatonError>;
+  const looks =
+    err instanceof BatonError ||
+    (typeof e.code === 'string' &&
+      (ErrorCodes as readonly string[]).includes(e.code) &&
+      typeof e.data === 'object' &&
+      e.data !== null);
+  return looks && (code === undefined || e.code === code);
 }
 
 /** A short, safe description of a received value for error messages. */

@@ -108,7 +108,7 @@ export function defineAgentTask<I>(options: AgentTaskOptions<I>): TaskDefinition
           text: result.text,
           turns: result.turns,
           toolCalls: result.toolCalls,
-          durationMs: result.durationMs,
+          durationMs: Math.round(result.durationMs),
           wasResumed: result.wasResumed,
           stopReason: result.stopReason,
         };
@@ -120,7 +120,7 @@ export function defineAgentTask<I>(options: AgentTaskOptions<I>): TaskDefinition
             resumable: true,
             turns: result.turns,
             toolCalls: result.toolCalls,
-            durationMs: result.durationMs,
+            durationMs: Math.round(result.durationMs),
             timeoutMs: result.timeoutMs,
             wasResumed: result.wasResumed,
           },

@@ -61,6 +61,9 @@ export async function executeAttempt(
       : policy.attemptTimeoutMs(failures + 1);
   if (run.deadlineAt !== null)
     timeoutMs = Math.min(timeoutMs, Math.max(0, run.deadlineAt - engine.clock.now()));
+  // A serverless host's hard limit (less its safety margin) caps every invocation.
+  if (typeof run.options.invocationTimeoutMs === 'number')
+    timeoutMs = Math.min(timeoutMs, run.options.invocationTimeoutMs);
   const log = engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
   const s: AttemptSummary = {
     run,
@@ -180,6 +183,17 @@ export async function executeAttempt(
 
     if (outcome.kind === 'ok') {
       await finishSucceeded(engine, s, outcome.value);
+      return;
+    }
+    // A park-on-timeout task (an agent) that returned within its grace period finished: its result
+    // stands rather than being parked and replayed. Other tasks' late values are timeout findings.
+    if (
+      task.onTimeout === 'park' &&
+      outcome.kind === 'interrupted' &&
+      outcome.late?.kind === 'ok' &&
+      isBatonError(outcome.reason, 'TIMEOUT')
+    ) {
+      await finishSucceeded(engine, s, outcome.late.value);
       return;
     }
     const resumable =

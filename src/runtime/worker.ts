@@ -228,16 +228,19 @@ export class Worker {
     this.timerDue = false;
     this.lastTimerCheck = now;
     const due = await this.engine.store.takeDueTimers(100);
-    for (const t of due) {
-      const handler = this.timerHandlers.get(t.kind);
-      if (!handler) {
-        this.engine.logger.warn({ timer: t.id, kind: t.kind }, 'no handler for timer kind; dropped');
-        continue;
-      }
-      await handler(t).catch((err: unknown) =>
-        this.engine.logger.error({ timer: t.id, err: serializeError(err) }, 'timer handler failed'),
-      );
-    }
+    // Each handler guards its own transition, so they run together and their writes share commits.
+    await Promise.all(
+      due.map(async (t) => {
+        const handler = this.timerHandlers.get(t.kind);
+        if (!handler) {
+          this.engine.logger.warn({ timer: t.id, kind: t.kind }, 'no handler for timer kind; dropped');
+          return;
+        }
+        await handler(t).catch((err: unknown) =>
+          this.engine.logger.error({ timer: t.id, err: serializeError(err) }, 'timer handler failed'),
+        );
+      }),
+    );
     for (const hook of this.dueHooks)
       await hook().catch((err: unknown) =>
         this.engine.logger.error({ err: serializeError(err) }, 'due work failed'),

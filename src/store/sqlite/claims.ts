@@ -7,7 +7,7 @@ import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 
 // The leading `status IN (…)` lets SQLite prove the partial index's condition and use it.
-const CLAIMABLE = `kind = 'task' AND status IN ('queued', 'waiting') AND (
+const CLAIMABLE = `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer')) AND (
     (status = 'queued' AND (wake_at IS NULL OR wake_at <= @now))
     OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= @now))`;
 

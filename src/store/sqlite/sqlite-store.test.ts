@@ -79,7 +79,7 @@ describe('SQLite store specifics', () => {
     const a = openSqliteStore(path);
     const b = openSqliteStore(path);
     const rows = a.database.prepare('SELECT version FROM baton_migrations').all();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     return Promise.all([a.close(), b.close()]);
   });
 

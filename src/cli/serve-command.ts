@@ -1,0 +1,37 @@
+/** `baton serve`: the HTTP API (and a worker) over the database, until interrupted. */
+import { BatonError } from '../core/index.ts';
+import { serveHttp } from '../http/index.ts';
+import { createBaton, type FlowDefinition, type TaskDefinition } from '../runtime/index.ts';
+import { findConfig, loadModule } from './load-definitions.ts';
+import { type CommonOptions, openStore } from './run-commands.ts';
+
+export async function serveCommand(
+  options: CommonOptions & { host: string; port: string; token?: string; tasks?: string },
+): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new BatonError('INVALID_INPUT', `--port must be a port number (0-65535), got "${options.port}"`);
+  const module = options.tasks ?? findConfig();
+  const defs = module ? await loadModule(module) : { tasks: [], flows: [] };
+  const store = openStore(options.db, false);
+  const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
+  const server = await serveHttp(baton, {
+    host: options.host,
+    port,
+    ...((options.token ?? process.env.BATON_TOKEN)
+      ? { token: options.token ?? process.env.BATON_TOKEN }
+      : {}),
+    flows: defs.flows as FlowDefinition[],
+  });
+  const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
+  process.stderr.write(
+    `baton serving ${server.url} on ${options.db} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks'})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
+  });
+  await server.close();
+  await baton.close();
+  await store.close();
+  return 0;
+}

@@ -1,0 +1,202 @@
+/**
+ * A typed client for Baton's HTTP API. Works with any `fetch` (Node, browsers, edge runtimes, or a
+ * handler called in-process: `fetch: (url, init) => handler(new Request(url, init))`).
+ */
+import { BatonError, type BatonEvent, type RunStatus } from '../core/index.ts';
+import { type Clock, type Duration, systemClock } from '../time/index.ts';
+import { type EventsOptions, followEvents } from './follow-events.ts';
+import { errorFromResponse } from './http-error.ts';
+import { type ResumeLoopOptions, type RunResult, resumeUntilDone } from './run-with-resume.ts';
+import type {
+  AcceptedBody,
+  DecisionBody,
+  Health,
+  RunDetails,
+  RunPage,
+  RunView,
+  SuccessBody,
+  SyncAnswer,
+  TimeoutBody,
+} from './wire-types.ts';
+
+export interface ClientOptions {
+  /** The API's root, e.g. "http://127.0.0.1:8080" or "https://example.com/api". */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** For backoff sleeps and elapsed time. @default systemClock */
+  clock?: Clock;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+}
+
+export interface StartRequest {
+  /** Your own job id (a retried start with the same id is refused instead of duplicated). */
+  id?: string;
+  budget?: Duration;
+  fast?: boolean;
+  /** The research mode (codebase, docs, external, dual). */
+  researchMode?: string;
+}
+
+export interface SyncRequest {
+  /** How long the server may hold the request (capped by its maximum). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export type RunOptions = StartRequest & SyncRequest & ResumeLoopOptions;
+
+export interface BatonClient {
+  /** Starts a task in async mode: 202 with the job id. */
+  start(task: string, input?: unknown, options?: StartRequest): Promise<AcceptedBody>;
+  /** Starts a flow (a registered name or a JSON plan) in async mode. */
+  startFlow(
+    flow: string | Record<string, unknown>,
+    input?: unknown,
+    options?: StartRequest,
+  ): Promise<AcceptedBody>;
+  /** One sync request: the result, the protocol's 408, or a pending decision. */
+  call(task: string, input?: unknown, options?: StartRequest & SyncRequest): Promise<SyncAnswer>;
+  /** Runs a task to its end, resuming automatically on 408 with backoff. */
+  run(task: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
+  /** Resumes a job (sync): its result, another 408, or its cached result when already done. */
+  resume(id: string, options?: SyncRequest): Promise<SyncAnswer>;
+  /** Resumes a job in async mode. */
+  resumeAsync(id: string): Promise<AcceptedBody>;
+  get(id: string): Promise<RunDetails>;
+  list(query?: { status?: RunStatus; limit?: number; cursor?: string; name?: string }): Promise<RunPage>;
+  decide(id: string, answer: unknown): Promise<RunView>;
+  cancel(id: string, reason?: string): Promise<RunView>;
+  /** The run's events (past, then live) over SSE, reconnecting with Last-Event-ID. */
+  events(id: string, options?: EventsOptions): AsyncGenerator<BatonEvent>;
+  health(): Promise<Health>;
+  /** The Prometheus text. */
+  metrics(): Promise<string>;
+}
+
+export function createClient(options: ClientOptions): BatonClient {
+  if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl))
+    throw new BatonError(
+      'INVALID_OPTION',
+      `baseUrl must be an http(s) URL, got ${JSON.stringify(options?.baseUrl)}`,
+      {
+        data: { field: 'baseUrl' },
+      },
+    );
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const clock = options.clock ?? systemClock;
+  const headers = (extra: Record<string, string> = {}) => ({
+    ...options.headers,
+    ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
+    ...extra,
+  });
+  const url = (path: string) => `${base}${path}`;
+  const runPath = (id: string, rest = '') => `/runs/${encodeURIComponent(id)}${rest}`;
+
+  async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    return doFetch(url(path), {
+      method,
+      headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  async function expect<T>(response: Response, status: number): Promise<T> {
+    if (response.status !== status) throw await errorFromResponse(response);
+    return (await response.json()) as T;
+  }
+
+  async function syncAnswer(response: Response): Promise<SyncAnswer> {
+    if (response.status === 200) return { kind: 'result', body: (await response.json()) as SuccessBody };
+    if (response.status === 408) return { kind: 'timeout', body: (await response.json()) as TimeoutBody };
+    if (response.status === 202) {
+      const body = (await response.json()) as DecisionBody | AcceptedBody;
+      if ('waitReason' in body && body.waitReason === 'decision') return { kind: 'decision', body };
+      throw new BatonError('UNKNOWN', `expected a sync answer, got 202 for job ${body.jobId}`);
+    }
+    throw await errorFromResponse(response);
+  }
+
+  const startBody = (
+    target: Record<string, unknown>,
+    input: unknown,
+    o: StartRequest & SyncRequest = {},
+  ) => ({
+    ...target,
+    ...(input !== undefined ? { input } : {}),
+    ...(o.id !== undefined ? { id: o.id } : {}),
+    ...(o.budget !== undefined ? { budget: o.budget } : {}),
+    ...(o.fast !== undefined ? { fast: o.fast } : {}),
+    ...(o.researchMode !== undefined ? { researchMode: o.researchMode } : {}),
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+  });
+
+  const client: BatonClient = {
+    async start(task, input, o) {
+      return expect(await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'async' }), 202);
+    },
+    async startFlow(flow, input, o) {
+      return expect(await send('POST', '/runs', { ...startBody({ flow }, input, o), mode: 'async' }), 202);
+    },
+    async call(task, input, o = {}) {
+      return syncAnswer(
+        await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'sync' }, o.signal),
+      );
+    },
+    async run(task, input, o = {}) {
+      const first = await client.call(task, input, o);
+      const resumeOptions = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+      return resumeUntilDone(
+        {
+          clock,
+          resume: (id) => client.resume(id, { ...resumeOptions, ...(o.signal ? { signal: o.signal } : {}) }),
+          get: (id) => client.get(id),
+        },
+        first,
+        o,
+      );
+    },
+    async resume(id, o = {}) {
+      const body = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
+      return syncAnswer(await send('POST', runPath(id, '/resume'), body, o.signal));
+    },
+    async resumeAsync(id) {
+      return expect(await send('POST', runPath(id, '/resume?mode=async')), 202);
+    },
+    async get(id) {
+      return expect(await send('GET', runPath(id)), 200);
+    },
+    async list(query = {}) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+      const qs = params.toString();
+      return expect(await send('GET', `/runs${qs ? `?${qs}` : ''}`), 200);
+    },
+    async decide(id, answer) {
+      return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/decisions'), answer), 200)).run;
+    },
+    async cancel(id, reason) {
+      const body = reason !== undefined ? { reason } : undefined;
+      return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/cancel'), body), 200)).run;
+    },
+    events(id, o) {
+      return followEvents({ url, fetch: doFetch, headers, clock }, id, o);
+    },
+    async health() {
+      const response = await send('GET', '/health');
+      if (response.status !== 200 && response.status !== 503) throw await errorFromResponse(response);
+      return (await response.json()) as Health;
+    },
+    async metrics() {
+      const response = await send('GET', '/metrics');
+      if (!response.ok) throw await errorFromResponse(response);
+      return response.text();
+    },
+  };
+  return client;
+}

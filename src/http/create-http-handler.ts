@@ -1,0 +1,70 @@
+/**
+ * The HTTP API as one standard fetch handler, `(request: Request) => Promise<Response>`, built on
+ * Hono so it mounts unchanged in Node (`serveHttp`), serverless functions and edge runtimes.
+ */
+import { Hono } from 'hono';
+import { routePath } from 'hono/route';
+import type { Baton } from '../runtime/index.ts';
+import { requireBearer } from './bearer-auth.ts';
+import { eventsRoute } from './event-stream.ts';
+import { type HttpOptions, resolveHttpOptions } from './http-options.ts';
+import { healthRoute, metricsRoute } from './ops-routes.ts';
+import { cancelRoute, decideRoute, getRoute, listRoute } from './read-routes.ts';
+import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
+import { type RouteContext, resumeRoute, startRoute } from './run-routes.ts';
+import { errorResponse, HttpCodes, HttpProblem } from './wire-errors.ts';
+
+export interface HttpHandler {
+  (request: Request): Promise<Response>;
+  /** The Hono app, to mount under another app (`parent.route('/baton', handler.app)`). */
+  readonly app: Hono;
+  readonly metrics: BatonMetrics;
+  /** Stops recording the store's events into the metrics. */
+  close(): void;
+}
+
+export function createHttpHandler(baton: Baton, options: HttpOptions = {}): HttpHandler {
+  const resolved = resolveHttpOptions(options);
+  const clock = options.clock ?? baton.clock;
+  const metrics = options.metrics ?? createBatonMetrics(clock);
+  metrics.collectFrom(baton.store);
+  const unsubscribe = baton.store.onEvents((events) => metrics.observe(events));
+  const rc: RouteContext = { baton, clock, options: resolved, metrics };
+  const app = resolved.basePath === '' ? new Hono() : new Hono().basePath(resolved.basePath);
+  const healthPath = `${resolved.basePath}/health`;
+
+  app.use('*', async (c, next) => {
+    await next();
+    const route = routePath(c, -1);
+    metrics.httpRequests.inc({
+      method: c.req.method,
+      route: route.endsWith('*') ? 'unmatched' : route,
+      status: String(c.res.status),
+    });
+  });
+  app.use('*', async (c, next) => {
+    if (resolved.token !== undefined && c.req.path !== healthPath) requireBearer(c.req.raw, resolved.token);
+    await next();
+  });
+  app.onError((err) => errorResponse(err));
+  app.notFound((c) =>
+    errorResponse(new HttpProblem(404, HttpCodes.routeNotFound, `no route ${c.req.method} ${c.req.path}`)),
+  );
+
+  app.post('/runs', (c) => startRoute(rc, c.req.raw));
+  app.get('/runs', (c) => listRoute(rc, c.req.raw));
+  app.get('/runs/:id', (c) => getRoute(rc, c.req.param('id')));
+  app.post('/runs/:id/resume', (c) => resumeRoute(rc, c.req.raw, c.req.param('id')));
+  app.get('/runs/:id/events', (c) => eventsRoute(rc, c.req.raw, c.req.param('id')));
+  app.post('/runs/:id/decisions', (c) => decideRoute(rc, c.req.raw, c.req.param('id')));
+  app.post('/runs/:id/cancel', (c) => cancelRoute(rc, c.req.raw, c.req.param('id')));
+  app.get('/health', () => healthRoute(rc));
+  app.get('/metrics', () => metricsRoute(rc));
+
+  const handler = (request: Request) => Promise.resolve(app.fetch(request));
+  return Object.assign(handler, {
+    app: app as unknown as Hono,
+    metrics,
+    close: unsubscribe,
+  });
+}

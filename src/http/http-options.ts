@@ -1,0 +1,103 @@
+/** Options of the HTTP handler, validated once at the edge with errors that name the field. */
+import { ValidationError } from '../core/index.ts';
+import type { FlowDefinition } from '../runtime/index.ts';
+import type { Clock } from '../time/index.ts';
+import type { BatonMetrics } from './run-metrics.ts';
+
+export interface HttpOptions {
+  /** Bearer token every route but /health requires. @default none: no authentication */
+  token?: string;
+  /** Largest request body, in bytes; larger bodies get 413. @default 1_048_576 (1 MB) */
+  bodyLimitBytes?: number;
+  /**
+   * The longest a sync request waits, whatever the task's timeout or the request's `timeoutMs`
+   * (the platform's limit minus a margin, in a serverless function). @default 300_000
+   */
+  maxSyncWaitMs?: number;
+  /**
+   * How long past the task's own invocation timeout a sync request waits for the engine to park or
+   * finish the run, when the request gives no `timeoutMs`. @default 1_000
+   */
+  syncGraceMs?: number;
+  /** Interval of the SSE heartbeat comments. @default 15_000 */
+  heartbeatMs?: number;
+  /** Flows a request may start by name (`{ flow: "name" }`); JSON plans need no registration. */
+  flows?: readonly FlowDefinition[];
+  /** Routes live under this path (e.g. "/api"). @default "" */
+  basePath?: string;
+  /** Recorded as `by` in resume and decision events. @default "http" */
+  actor?: string;
+  /**
+   * The run option that caps one invocation of a run started or resumed here (so a checkpoint is
+   * saved before a platform limit); set by the serverless adapter. @default none
+   */
+  invocationTimeoutMs?: number;
+  /**
+   * Metrics to record into: share one with `measureStore` for exact checkpoint timings. Each handler
+   * records its store's events into it, so give one metrics object to one handler per store.
+   * @default new metrics of this handler
+   */
+  metrics?: BatonMetrics;
+  /** @default baton.clock */
+  clock?: Clock;
+}
+
+export interface ResolvedHttpOptions {
+  token: string | undefined;
+  bodyLimitBytes: number;
+  maxSyncWaitMs: number;
+  syncGraceMs: number;
+  heartbeatMs: number;
+  flows: ReadonlyMap<string, FlowDefinition>;
+  basePath: string;
+  actor: string;
+  invocationTimeoutMs: number | undefined;
+}
+
+function bad(field: string, expected: string, value: unknown): ValidationError {
+  return new ValidationError(field, expected, value, { code: 'INVALID_OPTION' });
+}
+
+function positiveInt(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isSafeInteger(value) && (value as number) > 0)) throw bad(field, 'a positive integer', value);
+  return value as number;
+}
+
+export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptions {
+  if (typeof options !== 'object' || options === null) throw bad('options', 'an object', options);
+  const token = options.token;
+  if (token !== undefined && (typeof token !== 'string' || !/^[\x21-\x7e]{16,}$/.test(token)))
+    throw bad(
+      'token',
+      'at least 16 printable ASCII characters without spaces',
+      token === undefined ? token : '(hidden)',
+    );
+  const basePath = options.basePath ?? '';
+  if (typeof basePath !== 'string' || !(basePath === '' || /^\/[A-Za-z0-9._~\-/]*[^/]$/.test(basePath)))
+    throw bad('basePath', 'a path like "/api" (no trailing slash) or ""', basePath);
+  const flows = new Map<string, FlowDefinition>();
+  for (const [i, f] of (options.flows ?? []).entries()) {
+    if (f?.type !== 'flow') throw bad(`flows[${i}]`, 'a flow from defineFlow', f);
+    flows.set(f.name, f);
+  }
+  if (options.actor !== undefined && (typeof options.actor !== 'string' || options.actor === ''))
+    throw bad('actor', 'a non-empty string', options.actor);
+  const syncGraceMs = options.syncGraceMs ?? 1_000;
+  if (!(Number.isSafeInteger(syncGraceMs) && syncGraceMs >= 0))
+    throw bad('syncGraceMs', 'an integer ≥ 0', syncGraceMs);
+  return {
+    token,
+    bodyLimitBytes: positiveInt('bodyLimitBytes', options.bodyLimitBytes, 1_048_576),
+    maxSyncWaitMs: positiveInt('maxSyncWaitMs', options.maxSyncWaitMs, 300_000),
+    syncGraceMs,
+    heartbeatMs: positiveInt('heartbeatMs', options.heartbeatMs, 15_000),
+    flows,
+    basePath,
+    actor: options.actor ?? 'http',
+    invocationTimeoutMs:
+      options.invocationTimeoutMs === undefined
+        ? undefined
+        : positiveInt('invocationTimeoutMs', options.invocationTimeoutMs, 0),
+  };
+}

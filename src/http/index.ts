@@ -1,0 +1,27 @@
+/**
+ * Baton's HTTP API (`baton/http`): runs, resume (protocol 003's resumable jobs: sync mode with the
+ * 408 body, resume by job id, cached results, resume locks), decisions, cancel, SSE events, health
+ * and Prometheus metrics, as one fetch handler for Node, serverless functions and edge runtimes.
+ *
+ * @example
+ *   const server = await serveHttp(baton, { port: 8080 });            // loopback, no token needed
+ *   export default { fetch: createHttpHandler(baton, { token }) };     // any fetch-style runtime
+ */
+export { constantTimeEqual } from './bearer-auth.ts';
+export { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
+export { formatSseEvent } from './event-stream.ts';
+export type { HttpOptions } from './http-options.ts';
+export {
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type Labels,
+  MetricsRegistry,
+  MS_BUCKETS,
+} from './metrics-registry.ts';
+export { type BatonMetrics, createBatonMetrics, measureStore } from './run-metrics.ts';
+export { invocationTimeoutMs } from './run-routes.ts';
+export type { InvocationFacts, RunView } from './run-views.ts';
+export { type HttpServer, isLoopback, type ServeHttpOptions, serveHttp } from './serve-http.ts';
+export { type SuccessBody, timeoutCode } from './sync-outcome.ts';
+export { type ErrorBody, HttpCodes, STATUS_BY_CODE } from './wire-errors.ts';

@@ -1,0 +1,41 @@
+/**
+ * `GET /health` (open even with a token: load balancers probe it) and `GET /metrics` (Prometheus
+ * text exposition). Health says whether the store answers, which workers are registered, and how
+ * many runs are in each status; it never includes run data.
+ */
+import { RunStatuses } from '../core/index.ts';
+import type { RouteContext } from './run-routes.ts';
+import { jsonResponse } from './wire-errors.ts';
+
+export async function healthRoute(rc: RouteContext): Promise<Response> {
+  const { baton } = rc;
+  const worker = baton.worker ? { id: baton.worker.id, running: baton.worker.running } : null;
+  try {
+    const [counts, workers] = await Promise.all([baton.store.countRuns(), baton.store.listWorkers()]);
+    const runs = Object.fromEntries(RunStatuses.map((s) => [s, counts[s] ?? 0]));
+    return jsonResponse({
+      ok: true,
+      store: { dialect: baton.store.dialect, ok: true },
+      workers: { registered: workers.length, here: worker },
+      runs,
+    });
+  } catch (err) {
+    return jsonResponse(
+      {
+        ok: false,
+        store: { dialect: baton.store.dialect, ok: false, error: (err as Error).message },
+        workers: { registered: null, here: worker },
+        runs: null,
+      },
+      503,
+    );
+  }
+}
+
+export async function metricsRoute(rc: RouteContext): Promise<Response> {
+  const text = await rc.metrics.registry.render();
+  return new Response(text, {
+    status: 200,
+    headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+  });
+}

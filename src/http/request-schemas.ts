@@ -1,0 +1,79 @@
+/**
+ * The request bodies and queries of the HTTP API, as zod schemas, and the one place their issues
+ * become a 400 that names the field. Unknown fields are refused so a typo ("taks") is not ignored.
+ */
+import { z } from 'zod';
+import { BatonError, RunStatuses } from '../core/index.ts';
+
+const executionMode = z.enum(['sync', 'async']);
+const duration = z.union([z.number().nonnegative(), z.string().min(1)]);
+const positiveMs = z.number().int().positive();
+
+export const StartBody = z.strictObject({
+  /** A registered task's name. */
+  task: z.string().min(1).optional(),
+  /** A registered flow's name, or a JSON plan (`{ steps: [...] }` or `{ plan: { steps } }`). */
+  flow: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+  input: z.unknown().optional(),
+  /** sync: wait for the result (or a resumable 408); async: 202 with the job id at once. */
+  mode: executionMode.optional(),
+  id: z.string().min(1).optional(),
+  budget: duration.optional(),
+  fast: z.boolean().optional(),
+  /** The research mode (codebase, docs, external, dual, …); `mode` is the execution mode. */
+  researchMode: z.string().min(1).optional(),
+  /** How long a sync request waits, capped by the server's maximum. */
+  timeoutMs: positiveMs.optional(),
+  /** The protocol's resume form: continue this job from its checkpoint. */
+  resumeJobId: z.string().min(1).optional(),
+});
+export type StartBody = z.infer<typeof StartBody>;
+
+export const ResumeBody = z.strictObject({
+  mode: executionMode.optional(),
+  timeoutMs: positiveMs.optional(),
+});
+export type ResumeBody = z.infer<typeof ResumeBody>;
+
+export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+
+const intText = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'expected an integer').transform(Number).pipe(z.number().int().min(min).max(max));
+
+export const ListQuery = z.strictObject({
+  status: z.enum(RunStatuses).optional(),
+  limit: intText(1, 1000).optional(),
+  cursor: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+});
+
+export const ModeQuery = z.strictObject({ mode: executionMode.optional() });
+
+export const EventsQuery = z.strictObject({
+  follow: z.enum(['0', '1', 'true', 'false']).optional(),
+  after: intText(0, Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** Parses `value` or throws INVALID_INPUT naming each bad field as `<where>.<path>`. */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const path = [where, ...issue.path.map(String), ...keys.slice(0, 1)].join('.');
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`
+        : issue.message;
+    return { field: path, message };
+  });
+  const first = issues[0] ?? { field: where, message: 'invalid' };
+  throw new BatonError('INVALID_INPUT', issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
+    data: { field: first.field, issues },
+  });
+}
+
+/** Query parameters as a plain object (the last value wins for repeated names). */
+export function queryOf(url: URL): Record<string, string> {
+  return Object.fromEntries(url.searchParams.entries());
+}

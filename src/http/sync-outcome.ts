@@ -1,0 +1,156 @@
+/**
+ * Sync mode: wait until the run settles (ends, parks for a resume, or waits for a decision) or the
+ * request's deadline passes, then answer as protocol 003 does — 200 with the result and metadata,
+ * or 408 with the resumable-timeout body (`details.jobId`, `canResume`, `wasResumed`,
+ * `durationMs`, `timeoutMs`) — and 422 for a failed run, 202 for a pending decision.
+ */
+import type { Baton } from '../runtime/index.ts';
+import type { RunRecord } from '../store/index.ts';
+import type { Clock } from '../time/index.ts';
+import { outputFacts, parkedFacts, pendingDecision, withoutStack } from './run-views.ts';
+import { type ErrorBody, jsonResponse } from './wire-errors.ts';
+
+export interface SyncWait {
+  jobId: string;
+  /** When the request arrived, on clock.monotonic(). */
+  arrivedAt: number;
+  /** How long the request may wait in all, from its arrival. */
+  waitMs: number;
+  /** Fires when the client goes away. */
+  signal: AbortSignal | undefined;
+}
+
+export interface Settled {
+  run: RunRecord;
+  /** The deadline passed before the run settled. */
+  deadlinePassed: boolean;
+  waitedMs: number;
+}
+
+/** Waits for `baton.settled` under the request's deadline (a timer on the injected clock). */
+export async function waitUntilSettled(baton: Baton, clock: Clock, wait: SyncWait): Promise<Settled> {
+  const controller = new AbortController();
+  const left = Math.max(0, wait.waitMs - (clock.monotonic() - wait.arrivedAt));
+  const timer = clock.setTimer(left, () => controller.abort(new Error('deadline')));
+  const onGone = () => controller.abort(new Error('client gone'));
+  wait.signal?.addEventListener('abort', onGone, { once: true });
+  try {
+    const run = await baton.settled(wait.jobId, { signal: controller.signal });
+    return { run, deadlinePassed: false, waitedMs: clock.monotonic() - wait.arrivedAt };
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+    const run = await baton.getRun(wait.jobId);
+    if (!run) throw err;
+    return { run, deadlinePassed: true, waitedMs: clock.monotonic() - wait.arrivedAt };
+  } finally {
+    clock.clearTimer(timer);
+    wait.signal?.removeEventListener('abort', onGone);
+  }
+}
+
+export interface SuccessBody {
+  success: true;
+  result: unknown;
+  partial?: true;
+  metadata: {
+    mode: 'sync';
+    jobId: string;
+    turns?: number;
+    toolCalls?: number;
+    durationMs: number;
+    wasResumed: boolean;
+    cached?: true;
+  };
+}
+
+/** The protocol's `error` for a resumable timeout: `<task>_timeout` (e.g. "insights_timeout"). */
+export function timeoutCode(taskName: string): string {
+  return `${taskName}_timeout`;
+}
+
+/** 200 for a result (`cached`: a resume of a finished job returns its stored result). */
+export function resultResponse(run: RunRecord, resumed: boolean, cached = false): Response {
+  const facts = outputFacts(run);
+  const took = run.finishedAt !== null && run.startedAt !== null ? run.finishedAt - run.startedAt : 0;
+  const body: SuccessBody = {
+    success: true,
+    result: run.output ?? null,
+    ...(run.status === 'partial' ? { partial: true as const } : {}),
+    metadata: {
+      mode: 'sync',
+      jobId: run.id,
+      ...(facts.turns !== undefined ? { turns: facts.turns } : {}),
+      ...(facts.toolCalls !== undefined ? { toolCalls: facts.toolCalls } : {}),
+      durationMs: Math.round(facts.durationMs ?? took),
+      wasResumed: cached ? false : (facts.wasResumed ?? resumed),
+      ...(cached ? { cached: true as const } : {}),
+    },
+  };
+  return jsonResponse(body, 200);
+}
+
+/** The protocol's 408: the job stopped at its limit (or the wait ended) and can be resumed. */
+export function timeoutResponse(settled: Settled, wait: SyncWait, resumed: boolean): Response {
+  const { run } = settled;
+  const parked = run.status === 'waiting' && run.waitReason === 'resume';
+  const facts = parked ? parkedFacts(run) : {};
+  const timeoutMs = Math.round(facts.timeoutMs ?? wait.waitMs);
+  const durationMs = Math.round(facts.durationMs ?? settled.waitedMs);
+  const next = parked
+    ? 'A checkpoint was saved - retry with resumeJobId to continue.'
+    : 'The job is still running - retry with resumeJobId to continue.';
+  const body: ErrorBody = {
+    success: false,
+    error: timeoutCode(run.name),
+    message: `${run.name} timed out after ${timeoutMs}ms. ${next}`,
+    details: {
+      jobId: run.id,
+      canResume: true,
+      wasResumed: facts.wasResumed ?? resumed,
+      durationMs,
+      timeoutMs,
+    },
+  };
+  return jsonResponse(body, 408);
+}
+
+/** Answers a sync request from how its run settled. */
+export function settledResponse(settled: Settled, wait: SyncWait, resumed: boolean): Response {
+  const { run } = settled;
+  switch (run.status) {
+    case 'succeeded':
+    case 'partial':
+      return resultResponse(run, resumed);
+    case 'failed':
+    case 'cancelled':
+    case 'expired': {
+      const error = run.error ? withoutStack(run.error) : undefined;
+      const code = error?.code ?? (run.status === 'cancelled' ? 'CANCELLED' : 'RUN_NOT_RESUMABLE');
+      const body: ErrorBody = {
+        success: false,
+        error: code,
+        message: error?.message ?? `run ${run.id} ${run.status}`,
+        details: { jobId: run.id, status: run.status, ...(error?.data ? { data: error.data } : {}) },
+      };
+      return jsonResponse(body, 422);
+    }
+    default:
+      if (run.status === 'waiting' && run.waitReason === 'decision')
+        return jsonResponse(
+          {
+            success: true,
+            jobId: run.id,
+            status: run.status,
+            waitReason: 'decision',
+            decision: pendingDecision(run),
+          },
+          202,
+        );
+      return timeoutResponse(settled, wait, resumed);
+  }
+}
+
+/** 202 for async mode. */
+export function acceptedResponse(run: RunRecord): Response {
+  return jsonResponse({ success: true, jobId: run.id, status: run.status }, 202);
+}
