@@ -16,6 +16,7 @@ import {
 } from '../core/index.ts';
 import type { Fence, Store } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
+import { runTool } from './run-tool.ts';
 import type {
   CheckpointInfo,
   CheckpointView,
@@ -266,38 +267,23 @@ export class AttemptContext implements TaskContext {
     return this.time.shouldCheckpoint(itemsAnalyzed);
   }
 
-  async tool<T, C = T>(
+  tool<T, C = T>(
     kind: string,
     fn: () => T | Promise<T>,
     options: ToolOptions<C> = {},
   ): Promise<T | C | undefined> {
     this.ensureOpen(`ctx.tool("${kind}")`);
-    const name = options.name ?? kind;
-    const decision = this.time.shouldSkip(kind);
-    const detail = {
+    return runTool(
+      {
+        time: this.time,
+        clock: this.clock,
+        log: this.log,
+        event: (type, detail) => this.emit_([newEvent(this.runId, type, detail as never)]),
+        checkpoint: (moment) => this.saveCheckpoint(this.lastState, {}, moment),
+      },
       kind,
-      name,
-      reason: decision.reason,
-      alternative: decision.alternative,
-      level: decision.level,
-    };
-    if (decision.action === 'skip' || (decision.action === 'cheap' && !options.cheap)) {
-      this.emit_([newEvent(this.runId, 'tool:skipped', detail)]);
-      this.log.info(detail, 'tool skipped');
-      return undefined;
-    }
-    const policy = this.time.checkpoints;
-    const deep = kind === 'deep_analysis';
-    if (deep ? policy.beforeDeepAnalysis() : policy.beforeToolCall())
-      await this.saveCheckpoint(this.lastState, {}, deep ? 'before_deep_analysis' : 'before_tool');
-    const started = this.clock.monotonic();
-    let value: T | C;
-    if (decision.action === 'cheap' && options.cheap) {
-      this.emit_([newEvent(this.runId, 'tool:degraded', detail)]);
-      value = await options.cheap(decision);
-    } else value = await fn();
-    if (policy.afterToolCall(this.clock.monotonic() - started))
-      await this.saveCheckpoint(this.lastState, {}, 'after_long_tool');
-    return value;
+      fn,
+      options,
+    );
   }
 }

@@ -4,10 +4,12 @@
  * a ManualClock cannot cross threads); every write — steps, checkpoints, partials, progress, events,
  * logs — goes to the parent, whose AttemptContext fences it with the attempt's lease.
  */
+
 import type { Logger } from 'pino';
 import { BatonError, type DegradationDecision, deserializeError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
 import type { Moment } from '../attempt-context.ts';
+import { runTool } from '../run-tool.ts';
 import type {
   CheckpointInfo,
   CheckpointView,
@@ -183,36 +185,22 @@ export class ThreadTaskContext implements TaskContext {
     return this.time.shouldCheckpoint(itemsAnalyzed);
   }
 
-  async tool<T, C = T>(
+  tool<T, C = T>(
     kind: string,
     fn: () => T | Promise<T>,
     options: ToolOptions<C> = {},
   ): Promise<T | C | undefined> {
-    const name = options.name ?? kind;
-    const decision = this.time.shouldSkip(kind);
-    const detail = {
+    return runTool(
+      {
+        time: this.time,
+        clock: this.clock,
+        log: this.log,
+        event: (type, detail) => this.post({ type: 'event', event: type, data: detail }),
+        checkpoint: (moment) => this.checkpointAt(moment),
+      },
       kind,
-      name,
-      reason: decision.reason,
-      alternative: decision.alternative,
-      level: decision.level,
-    };
-    if (decision.action === 'skip' || (decision.action === 'cheap' && !options.cheap)) {
-      this.post({ type: 'event', event: 'tool:skipped', data: detail });
-      this.log.info(detail, 'tool skipped');
-      return undefined;
-    }
-    const policy = this.time.checkpoints;
-    const deep = kind === 'deep_analysis';
-    if (deep ? policy.beforeDeepAnalysis() : policy.beforeToolCall())
-      await this.checkpointAt(deep ? 'before_deep_analysis' : 'before_tool');
-    const started = this.clock.monotonic();
-    let value: T | C;
-    if (decision.action === 'cheap' && options.cheap) {
-      this.post({ type: 'event', event: 'tool:degraded', data: detail });
-      value = await options.cheap(decision);
-    } else value = await fn();
-    if (policy.afterToolCall(this.clock.monotonic() - started)) await this.checkpointAt('after_long_tool');
-    return value;
+      fn,
+      options,
+    );
   }
 }
