@@ -3,6 +3,7 @@
 export * from './budget/index.ts';
 export * from './errors.ts';
 export * from './events.ts';
+export * from './field-path.ts';
 export * from './flow-progress.ts';
 export * from './flow-timeouts.ts';
 export * from './ids.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValidationError } from '../core/index.ts';
+import { fieldPath, ValidationError, valueAtPath } from '../core/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import { DEFAULT_WEBHOOK_RETRY } from './retry-schedule.ts';
 import type { SignatureSecret } from './signature.ts';
@@ -68,32 +68,17 @@ export interface WebhookTarget {
 
 type Issue = z.core.$ZodIssue;
 
-function at(field: string, path: readonly PropertyKey[]): string {
-  let out = field;
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return out;
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = raw;
-  for (const p of path) {
-    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, p)) return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
-  }
-  return cur;
-}
-
 function issueError(issue: Issue, raw: unknown, field: string): ValidationError {
   if (issue.code === 'unrecognized_keys')
     return new ValidationError(
-      at(field, [...issue.path, issue.keys[0] ?? '']),
+      fieldPath(field, [...issue.path, issue.keys[0] ?? '']),
       'absent (not a webhook option)',
       undefined,
       {
         code: 'INVALID_OPTION',
       },
     );
-  return new ValidationError(at(field, issue.path), issue.message, valueAt(raw, issue.path), {
+  return new ValidationError(fieldPath(field, issue.path), issue.message, valueAtPath(raw, issue.path), {
     code: 'INVALID_OPTION',
   });
 }

@@ -35,6 +35,20 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every reference in `input`, valid or not, in document order. */
+/**
+ * True when the input holds a reference anywhere (by the rules findReferences uses), without
+ * parsing any: the cheap check the engine makes before deciding to resolve.
+ */
+export function hasReferences(input: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (Array.isArray(input)) return input.some((v) => hasReferences(v, depth + 1));
+  if (!isPlainObject(input)) return false;
+  if (Object.hasOwn(input, 'data_reference')) return true;
+  return Object.entries(input).some(
+    ([key, value]) => (key === 'data_references' && Array.isArray(value)) || hasReferences(value, depth + 1),
+  );
+}
+
 export function findRawReferences(input: unknown): FoundRawReference[] {
   const out: FoundRawReference[] = [];
   const walk = (node: unknown, pointer: Pointer): void => {

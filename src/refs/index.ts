@@ -6,6 +6,7 @@
  */
 export {
   findReferences,
+  hasReferences,
   type Pointer,
   pointerKey,
   referencedTaskIds,

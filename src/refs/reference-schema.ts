@@ -4,7 +4,7 @@
  * (`"transfrom"`) is an error rather than a silently ignored option.
  */
 import { z } from 'zod';
-import { ValidationError } from '../core/index.ts';
+import { fieldPath, ValidationError, valueAtPath } from '../core/index.ts';
 
 export const FilterOperators = ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte', 'contains'] as const;
 export type FilterOperator = (typeof FilterOperators)[number];
@@ -186,27 +186,12 @@ function issueToError(
   field: string,
   code: 'REF_FORMAT_ERROR' | 'REF_FILTER_ERROR' | 'INVALID_OPTION',
 ): ValidationError {
-  const at = fieldName(field, issue.path);
+  const at = fieldPath(field, issue.path);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
-    return new ValidationError(fieldName(at, [key]), 'absent (not a field of this object)', undefined, {
+    return new ValidationError(fieldPath(at, [key]), 'absent (not a field of this object)', undefined, {
       code,
     });
   }
-  return new ValidationError(at, issue.message, valueAt(raw, issue.path), { code });
-}
-
-export function fieldName(base: string, path: readonly PropertyKey[]): string {
-  let out = base;
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
-  return out;
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = raw;
-  for (const p of path) {
-    if (typeof cur !== 'object' || cur === null || !Object.hasOwn(cur, p)) return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[p];
-  }
-  return cur;
+  return new ValidationError(at, issue.message, valueAtPath(raw, issue.path), { code });
 }

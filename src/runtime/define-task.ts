@@ -13,6 +13,7 @@ import {
   defineEscalationPolicy,
   type EscalationPolicy,
   type EscalationWording,
+  fieldPath,
   lookupMode,
   type ModeOptions,
   type RetryOptions,
@@ -320,8 +321,5 @@ export function parseTaskInput<I>(task: TaskDefinition<I>, input: unknown, field
 }
 
 export function inputProblems(error: z.ZodError, field = 'input'): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
-    return `${field}${path}: ${issue.message}`;
-  });
+  return error.issues.map((issue) => `${fieldPath(field, issue.path)}: ${issue.message}`);
 }

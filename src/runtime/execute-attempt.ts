@@ -4,6 +4,7 @@
  * attempt's deadline plus its grace period, whatever the task body does.
  */
 import { BatonError, isBatonError, newEvent, type RetryPolicy, serializeError } from '../core/index.ts';
+import { hasReferences } from '../refs/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
 import { escalate } from './decisions.ts';
@@ -23,7 +24,6 @@ import {
 } from './finish-attempt.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
-import { containsReference } from './start-run.ts';
 import { prepareStepInput } from './step-inputs.ts';
 import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
 import type { TimeKeeperInit } from './time-keeper.ts';
@@ -80,7 +80,8 @@ export async function executeAttempt(
   try {
     // Inputs with references are checked after they are resolved, inside the attempt.
     let input: unknown = run.input;
-    if (!containsReference(run.input)) {
+    const referenced = hasReferences(run.input);
+    if (!referenced) {
       try {
         input = parseTaskInput(task, run.input);
       } catch (err) {
@@ -149,7 +150,7 @@ export async function executeAttempt(
     const raw = input;
     const body = async () => {
       // Resolving references and planning the context happen under the attempt's deadline.
-      const ready = containsReference(raw)
+      const ready = referenced
         ? parseTaskInput(
             task,
             (

@@ -13,7 +13,7 @@ import {
   type PlanProblem,
   validatePlan,
 } from '../core/index.ts';
-import { referencedTaskIds } from '../refs/index.ts';
+import { hasReferences, referencedTaskIds } from '../refs/index.ts';
 import type { ParsedSchedule } from '../schedule/index.ts';
 import type { NewRun, TimerRecord } from '../store/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
@@ -73,14 +73,6 @@ function checkSize(input: unknown, field: string): void {
       `${field} is ${(text.length / 1_048_576).toFixed(1)} MB, above the ${MAX_INPUT_BYTES / 1_048_576} MB limit; pass large data by reference`,
       { data: { bytes: text.length, limit: MAX_INPUT_BYTES } },
     );
-}
-
-/** True when a value holds a data_reference anywhere (resolved when the step runs, not now). */
-export function containsReference(value: unknown, depth = 0): boolean {
-  if (depth > 64 || typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some((v) => containsReference(v, depth + 1));
-  if ('data_reference' in value || 'data_references' in value) return true;
-  return Object.values(value).some((v) => containsReference(v, depth + 1));
 }
 
 function runId(engine: Engine, options: StartOptions): string {
@@ -205,7 +197,7 @@ export async function startFlow(
     hasTask: (name) => engine.tasks.has(name),
     checkInput: (name, input) => {
       const task = engine.tasks.get(name);
-      if (!task?.inputSchema || containsReference(input)) return [];
+      if (!task?.inputSchema || hasReferences(input)) return [];
       const parsed = task.inputSchema.safeParse(input);
       return parsed.success ? [] : inputProblems(parsed.error);
     },
@@ -309,7 +301,7 @@ function scheduleInput(
   const prepared = prepareArgs(args, {
     now: engine.clock.now(),
     ...engine.scheduling,
-    check: !containsReference(args),
+    check: !hasReferences(args),
   });
   if (!prepared.schedule) return { input: prepared.args, isTool: true };
   const { past: _past, ...schedule } = prepared.schedule;
