@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type BatonError,
+  BatonError,
   deserializeError,
   isBatonError,
   NonRetriableError,
@@ -27,6 +27,15 @@ describe('errors', () => {
     expect(err.message).toBe('retry.timeoutMultipliers[1] must be a number ≥ 1, got 0');
     expect(err.code).toBe('INVALID_OPTION');
     expect(err.data).toEqual({ field: 'retry.timeoutMultipliers[1]', expected: 'a number ≥ 1' });
+  });
+
+  it('leave the stack out when asked, and only then', () => {
+    const limit = Error.stackTraceLimit;
+    const quiet = new BatonError('TIMEOUT', 'attempt timed out after 50 ms', { stack: false });
+    expect(quiet.stack).toBe('BatonError: attempt timed out after 50 ms');
+    expect(serializeError(quiet).stack).toBe('BatonError: attempt timed out after 50 ms');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new BatonError('TIMEOUT', 'x').stack).toMatch(/\n\s+at /);
   });
 
   it('serialize foreign throwables as UNKNOWN', () => {

@@ -342,6 +342,7 @@ async function afterTimeout(
 ): Promise<void> {
   const error = new BatonError('TIMEOUT', `task "${s.task.name}" timed out after ${s.timeoutMs} ms`, {
     data: { timeoutMs: s.timeoutMs, findings: findings.length, reason },
+    stack: false,
   });
   await next(engine, s, input, error, findings, true, timeoutResultOf(engine, s, findings));
 }

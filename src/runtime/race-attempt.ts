@@ -4,7 +4,7 @@
  * task noticed — its promise is left behind and its context refuses writes.
  */
 import { BatonError } from '../core/index.ts';
-import type { Clock } from '../time/index.ts';
+import { type Clock, loopLane } from '../time/index.ts';
 
 export type Settled = { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown };
 
@@ -32,7 +32,10 @@ export async function raceAttempt(
       ? undefined
       : clock.setTimer(timeoutMs, () =>
           controller.abort(
-            new BatonError('TIMEOUT', `attempt timed out after ${timeoutMs} ms`, { data: { timeoutMs } }),
+            new BatonError('TIMEOUT', `attempt timed out after ${timeoutMs} ms`, {
+              data: { timeoutMs },
+              stack: false,
+            }),
           ),
         );
   let onAbort: (() => void) | undefined;
@@ -47,9 +50,9 @@ export async function raceAttempt(
     if (onAbort) controller.signal.removeEventListener('abort', onAbort);
     return first;
   }
-  // Everything after here (recording the timeout, retrying, escalating) waits one macrotask, so
-  // that every other signal due at this moment fires first instead of queueing behind this work.
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  // Everything after here (recording the timeout, retrying, escalating) waits its turn on the
+  // loop's lane, so that the other deadlines due about now fire first instead of queueing behind it.
+  await loopLane.turn();
   let graceTimer: ReturnType<Clock['setTimer']> | undefined;
   const graceOver = new Promise<'over'>((resolve) => {
     graceTimer = clock.setTimer(graceMs, () => resolve('over'));

@@ -26,6 +26,9 @@ export interface WorkerOptions {
   sweepEveryMs?: number;
 }
 
+/** Runs claimed per store call; a worker with more free slots claims again at once. */
+const CLAIM_BATCH = 64;
+
 export type TimerHandler = (timer: TimerRecord) => Promise<void>;
 
 const WAKING_EVENTS = new Set([
@@ -146,15 +149,18 @@ export class Worker {
         await this.housekeeping();
         const free = this.concurrency - this.active.size;
         if (free > 0) {
+          // In bites: claiming and starting a thousand runs in one go holds the event loop for
+          // tens of milliseconds, and every deadline that comes due meanwhile fires late.
+          const limit = Math.min(free, CLAIM_BATCH);
           const claimed = await this.engine.store.claimRuns({
             owner: this.id,
             leaseMs: this.leaseMs,
-            limit: free,
+            limit,
             names: this.engine.tasks.names(),
             nameLimits: this.engine.tasks.limits(),
           });
           for (const run of claimed) this.launch(run);
-          if (claimed.length === free) this.again = true;
+          if (claimed.length === limit) this.again = true;
         }
       } while (this.again && !this.stopped && this.active.size < this.concurrency);
     } catch (err) {

@@ -38,12 +38,25 @@ function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void
   });
 }
 
+import { DueHeap } from './due-heap.ts';
+
 // Node's setTimeout overflows above 2^31-1 ms and fires at once; chain shorter timers instead.
 const MAX_NODE_TIMER_MS = 2_147_483_647;
 
+/** A live timer's Node handle and when it is due (monotonic ms). */
+interface LiveTimer {
+  timeout: NodeJS.Timeout;
+  due: number;
+}
+
 class SystemClock implements Clock {
   private nextId = 1;
-  private readonly live = new Map<number, NodeJS.Timeout>();
+  private readonly live = new Map<number, LiveTimer>();
+  /**
+   * Due times of armed timers, earliest first, so cooperative work can tell how long it may run
+   * before a deadline needs the event loop. Cleared and fired timers leave lazily.
+   */
+  private readonly dueHeap = new DueHeap();
 
   now(): number {
     return Date.now();
@@ -57,7 +70,7 @@ class SystemClock implements Clock {
     const id = this.nextId++;
     const due = performance.now() + Math.max(0, ms);
     const arm = (delay: number) => {
-      const t = setTimeout(
+      const timeout = setTimeout(
         () => {
           const left = due - performance.now();
           if (left > 1 && delay === MAX_NODE_TIMER_MS) return arm(Math.min(left, MAX_NODE_TIMER_MS));
@@ -66,25 +79,42 @@ class SystemClock implements Clock {
         },
         Math.min(Math.max(0, delay), MAX_NODE_TIMER_MS),
       );
-      this.live.set(id, t);
+      this.live.set(id, { timeout, due });
     };
     arm(Math.min(Math.max(0, ms), MAX_NODE_TIMER_MS));
+    this.dueHeap.push(id, due);
+    if (this.dueHeap.size > 2 * this.live.size + 64) this.dueHeap.rebuild(this.live);
     return { id };
   }
 
   clearTimer(handle: TimerHandle | undefined): void {
     if (!handle) return;
     const t = this.live.get(handle.id);
-    if (t) clearTimeout(t);
+    if (t) clearTimeout(t.timeout);
     this.live.delete(handle.id);
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepWith(this, ms, signal);
   }
+
+  /** Milliseconds until the earliest armed timer is due (≤ 0: overdue), Infinity when none is. */
+  msUntilNextTimer(): number {
+    const due = this.dueHeap.earliest(this.live);
+    return due === undefined ? Number.POSITIVE_INFINITY : due - performance.now();
+  }
 }
 
-export const systemClock: Clock = new SystemClock();
+const theSystemClock = new SystemClock();
+export const systemClock: Clock = theSystemClock;
+
+/**
+ * How long until a timer armed through the system clock is due; Infinity when none is. The lane
+ * and the store's write queue use it to yield to the event loop before a deadline, not after.
+ */
+export function msUntilNextTimer(): number {
+  return theSystemClock.msUntilNextTimer();
+}
 
 interface ManualTimer {
   id: number;

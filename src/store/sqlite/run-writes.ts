@@ -131,25 +131,39 @@ export function transitionAll(
 interface EncodedPatch {
   sets: string[];
   values: unknown[];
+  /** The patched fields as they read back from the row (JSON columns round-tripped). */
+  fields: Partial<RunRecord>;
 }
 
 function encodePatch(patch: RunPatch): EncodedPatch {
   const sets: string[] = [];
   const values: unknown[] = [];
+  const fields: Partial<RunRecord> = {};
   const add = (col: string, value: unknown) => {
     sets.push(`${col} = ?`);
     values.push(value);
   };
-  if (patch.status !== undefined) add('status', patch.status);
-  if (patch.waitReason !== undefined) add('wait_reason', patch.waitReason);
-  if (patch.wakeAt !== undefined) add('wake_at', patch.wakeAt);
-  if (patch.output !== undefined) add('output', json(patch.output));
-  if (patch.error !== undefined) add('error', patch.error === null ? null : json(patch.error));
-  if (patch.finishedAt !== undefined) add('finished_at', patch.finishedAt);
-  if (patch.expiresAt !== undefined) add('expires_at', patch.expiresAt);
-  if (patch.input !== undefined) add('input', json(patch.input));
-  if (patch.resetAttempts) sets.push('attempt = 0');
-  return { sets, values };
+  const addJson = (col: string, value: unknown): unknown => {
+    const text = json(value);
+    add(col, text);
+    return JSON.parse(text);
+  };
+  if (patch.status !== undefined) add('status', (fields.status = patch.status));
+  if (patch.waitReason !== undefined) add('wait_reason', (fields.waitReason = patch.waitReason));
+  if (patch.wakeAt !== undefined) add('wake_at', (fields.wakeAt = patch.wakeAt));
+  if (patch.output !== undefined) fields.output = addJson('output', patch.output);
+  if (patch.error !== undefined) {
+    if (patch.error === null) add('error', (fields.error = null));
+    else fields.error = addJson('error', patch.error) as RunRecord['error'];
+  }
+  if (patch.finishedAt !== undefined) add('finished_at', (fields.finishedAt = patch.finishedAt));
+  if (patch.expiresAt !== undefined) add('expires_at', (fields.expiresAt = patch.expiresAt));
+  if (patch.input !== undefined) fields.input = addJson('input', patch.input);
+  if (patch.resetAttempts) {
+    sets.push('attempt = 0');
+    fields.attempt = 0;
+  }
+  return { sets, values, fields };
 }
 
 function transitionSync(
@@ -172,18 +186,25 @@ function transitionSync(
   }
   const to = patch.status ?? run.status;
   if (to !== run.status) assertTransition(runId, run.status, to);
+  const now = ctx.now();
   const sets = [...encoded.sets, 'updated_at = ?'];
-  const values = [...encoded.values, ctx.now()];
+  const values = [...encoded.values, now];
+  // The record as it now reads, built from the row just read rather than read (and decoded) again.
+  const updated: RunRecord = { ...run, ...encoded.fields, updatedAt: now };
   // Leaving `running` always drops the lease; the token stays, so the old attempt stays fenced off.
-  if (patch.releaseLease || (run.status === 'running' && to !== 'running'))
+  if (patch.releaseLease || (run.status === 'running' && to !== 'running')) {
     sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
-  if (patch.meta) {
-    sets.push('meta = ?');
-    values.push(json({ ...run.meta, ...patch.meta }));
+    updated.leaseOwner = null;
+    updated.leaseExpiresAt = null;
   }
-  const updated = toRun(
-    ctx.stmt(`UPDATE runs SET ${sets.join(', ')} WHERE id = ? RETURNING *`).get(...values, runId) as RunRow,
-  );
+  if (patch.meta) {
+    const meta = json({ ...run.meta, ...patch.meta });
+    sets.push('meta = ?');
+    values.push(meta);
+    updated.meta = JSON.parse(meta) as Record<string, unknown>;
+  }
+  const changed = ctx.stmt(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...values, runId);
+  if (changed.changes !== 1) throw new BatonError('RUN_NOT_FOUND', `run ${runId} does not exist`);
   ctx.appendEvents(scope, events);
   if (to !== run.status && isTerminal(to)) {
     if (run.kind === 'flow') cancelOpenSteps(ctx, scope, run.id, to);

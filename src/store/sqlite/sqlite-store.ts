@@ -274,7 +274,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     // Commit what is queued before closing: a caller awaiting a write must not be left hanging.
-    this.ctx.queue.flush();
+    this.ctx.queue.flushAll();
     this.closed = true;
     this.ctx.db.close();
   }

@@ -3,9 +3,16 @@
  * inside its own savepoint so a failing write rolls back alone, then committed with one fsync
  * (synchronous=FULL). Callers resolve only after the commit is durable. This is what lets 50
  * concurrent runs share a commit instead of queueing 50 fsyncs.
+ *
+ * A batch is also a slice of the event loop: better-sqlite3 is synchronous, so a batch of a
+ * thousand writes would hold the loop for tens of milliseconds while attempt deadlines and delivery
+ * times come due. A transaction therefore takes writes only until `sliceMs` of work is spent, then
+ * commits; the rest go in the next turn, after due timers have fired. An fsync is cheap next to a
+ * late timeout (≈0.15 ms against the ≤10 ms that protocol 001 allows).
  */
 import type Database from 'better-sqlite3';
 import type { BatonEvent } from '../../core/index.ts';
+import { msUntilNextTimer, sliceBudget } from '../../time/index.ts';
 
 export interface WriteScope {
   /** Events appended by this write; published only if the whole batch commits. */
@@ -17,6 +24,11 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Work per transaction before it commits and yields; a single write always goes in whole. */
+export const DEFAULT_SLICE_MS = 4;
 
 export class WriteQueue {
   private pending: Pending[] = [];
@@ -34,6 +46,9 @@ export class WriteQueue {
   constructor(
     private readonly db: Database.Database,
     private readonly publish: (events: BatonEvent[]) => void,
+    private readonly sliceMs = DEFAULT_SLICE_MS,
+    /** How soon a timer is due (tests pass their own). */
+    private readonly untilNextTimer: () => number = msUntilNextTimer,
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
@@ -46,55 +61,76 @@ export class WriteQueue {
   run<T>(op: (scope: WriteScope) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
-  /** Commits everything queued now (also used on close). */
-  flush(): void {
-    this.scheduled = false;
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
-    this.maxBatch = Math.max(this.maxBatch, batch.length);
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+  /** Commits everything queued now, however long it takes (on close). */
+  flushAll(): void {
+    while (this.pending.length > 0) this.flush();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: every write issued in this turn joins the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+      if (this.pending.length > 0) this.schedule();
+    });
+  }
+
+  /** Commits one slice of the queue. */
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const started = performance.now();
+    const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
+    const outcomes: Outcome[] = [];
     const events: BatonEvent[] = [];
     try {
       this.begin.run();
     } catch (error) {
+      const batch = this.pending;
+      this.pending = [];
       for (const p of batch) p.reject(error);
       return;
     }
+    let taken = 0;
     try {
-      for (const p of batch) {
-        const scope: WriteScope = { events: [] };
-        this.savepoint.run();
-        try {
-          const value = p.op(scope);
-          this.release.run();
-          events.push(...scope.events);
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.rollbackTo.run();
-          this.release.run();
-          outcomes.push({ ok: false, error });
-        }
-      }
+      do {
+        const p = this.pending[taken++] as Pending;
+        outcomes.push(this.apply(p, events));
+      } while (taken < this.pending.length && performance.now() - started < budget);
       this.commit.run();
       this.commits++;
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
-      for (const p of batch) p.reject(error);
+      for (const p of this.pending.splice(0, taken)) p.reject(error);
       return;
     }
+    const batch = this.pending.splice(0, taken);
+    this.maxBatch = Math.max(this.maxBatch, batch.length);
     batch.forEach((p, i) => {
-      const o = outcomes[i];
-      if (o?.ok) p.resolve(o.value);
-      else p.reject(o?.error);
+      const o = outcomes[i] as Outcome;
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.error);
     });
     if (events.length > 0) this.publish(events);
+  }
+
+  private apply(p: Pending, events: BatonEvent[]): Outcome {
+    const scope: WriteScope = { events: [] };
+    this.savepoint.run();
+    try {
+      const value = p.op(scope);
+      this.release.run();
+      events.push(...scope.events);
+      return { ok: true, value };
+    } catch (error) {
+      this.rollbackTo.run();
+      this.release.run();
+      return { ok: false, error };
+    }
   }
 }
