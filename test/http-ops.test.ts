@@ -42,7 +42,9 @@ describe('runs', () => {
     const ids: string[] = [];
     for (let n = 0; n < 5; n++) {
       const accepted = await client.start('double', { n });
-      expect(accepted).toMatchObject({ success: true, status: 'queued' });
+      expect(accepted.success).toBe(true);
+      // The in-process worker claims a new run in the commit that creates it, when it has room.
+      expect(['queued', 'running']).toContain(accepted.status);
       ids.push(accepted.jobId);
     }
     for (const id of ids) await rt.baton.result(id);

@@ -143,6 +143,7 @@ export class Baton implements AsyncDisposable {
           ? { horizonMs: parseDuration(options.schedule.horizon, 'schedule.horizon') }
           : {}),
       },
+      offer: (runIds) => this.worker?.offer(runIds),
     };
     for (const t of options.tasks ?? []) this.engine.tasks.register(t);
     this.watcher = new TerminalWatcher(this.engine, this.pollMs);

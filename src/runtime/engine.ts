@@ -20,6 +20,12 @@ export interface Engine {
   readonly delivery: { channels: DeliveryChannels; progress: ProgressOptions };
   /** Defaults for reading `schedule` expressions. */
   readonly scheduling: { defaultTimezone?: string; horizonMs?: number };
+  /**
+   * Runs this process has just made claimable (started, resumed), called in the same turn as the
+   * write that does it: a local worker with room claims them in that write's commit instead of one
+   * commit later. Without a local worker it does nothing; the runs wait for any worker as before.
+   */
+  offer(runIds: readonly string[]): void;
 }
 
 export class TaskRegistry {

@@ -96,7 +96,10 @@ export async function executeAttempt(
       await afterTimeout(engine, s, input, findings, 'budget_exhausted');
       return;
     }
-    await engine.store.appendEvents(
+    // The body does not wait for this commit: the claim already committed the lease that makes the
+    // attempt ours, and the write queue is first-in first-out, so the event still lands before
+    // anything the body writes. A failure (the lease lost meanwhile) stops the attempt.
+    const started = engine.store.appendEvents(
       [
         newEvent(run.id, 'attempt:started', {
           attempt: run.attempt,
@@ -113,6 +116,7 @@ export async function executeAttempt(
       ],
       fence,
     );
+    started.catch((err: unknown) => controller.abort(err));
     const time: TimeKeeperInit = {
       startMs: run.startedAt ?? engine.clock.now(),
       budgetMs: run.budgetMs ?? policy.agentTimeoutMs,
@@ -180,6 +184,7 @@ export async function executeAttempt(
     ctx.close(outcome.kind === 'interrupted' ? 'interrupted' : 'finished');
     // The hard deadline: timeout and grace have passed (or the task ended); a spinning thread stops here.
     await thread?.terminate();
+    await started;
     s.replayed = ctx.replayed;
 
     if (outcome.kind === 'ok') {

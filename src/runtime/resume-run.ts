@@ -82,7 +82,7 @@ async function resumeTask(
       // Finished and held for its delivery time: there is nothing to resume.
       if (run.waitReason === 'delivery') return { run, action: 'queued' };
       if (run.waitReason === 'timer' || run.waitReason === 'resume') {
-        const next = await engine.store.transition(
+        const requeued = engine.store.transition(
           run.id,
           { status: 'queued', waitReason: null, wakeAt: null, expiresAt: null },
           [
@@ -91,7 +91,8 @@ async function resumeTask(
           ],
           { expectStatus: ['waiting'] },
         );
-        return { run: next, action: 'requeued' };
+        engine.offer([run.id]);
+        return { run: await requeued, action: 'requeued' };
       }
       throw new BatonError(
         'RUN_CONFLICT',
@@ -101,7 +102,9 @@ async function resumeTask(
         { data: { runId: run.id, status: run.status, waitReason: run.waitReason } },
       );
     default: {
-      const [next] = await engine.store.transitionAll([reopenTask(run, by)]);
+      const reopened = engine.store.transitionAll([reopenTask(run, by)]);
+      engine.offer([run.id]);
+      const [next] = await reopened;
       return { run: next as RunRecord, action: 'requeued' };
     }
   }

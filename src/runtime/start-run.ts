@@ -99,7 +99,7 @@ export async function startTask(
   task.policy({ mode: options.mode ?? task.mode, fast: options.fast ?? false });
   const budgetMs = options.budget === undefined ? task.budgetMs : parseDuration(options.budget, 'budget');
   const delay = options.delay === undefined ? 0 : parseDuration(options.delay, 'delay');
-  await engine.store.createRuns(
+  const created = engine.store.createRuns(
     [
       {
         id,
@@ -125,6 +125,8 @@ export async function startTask(
     ],
     tool.schedule ? { timers: [dueTimer(engine, id, tool.schedule)] } : undefined,
   );
+  if (delay <= 0) engine.offer([id]);
+  await created;
   if (tool.schedule) logScheduleEnabled(engine.logger, tool.schedule);
   return id;
 }
@@ -282,7 +284,9 @@ export async function startFlow(
         : newEvent(childId, 'run:waiting', { reason: 'dependency', detail: step.dependsOn.join(', ') }),
     );
   }
-  await engine.store.createRuns(runs, events, { timers });
+  const created = engine.store.createRuns(runs, events, { timers });
+  engine.offer(plan.steps.filter((step) => step.dependsOn.length === 0).map((step) => `${id}.${step.id}`));
+  await created;
   return id;
 }
 

@@ -59,6 +59,9 @@ export class Worker {
   private lastTimerCheck = Number.NEGATIVE_INFINITY;
   private timerDue = true;
   private unsubscribe: (() => void) | undefined;
+  /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
+  private offered = 0;
+  private readonly offers = new Set<Promise<void>>();
 
   constructor(
     private readonly engine: Engine,
@@ -99,6 +102,40 @@ export class Worker {
     await this.recover();
     this.armHeartbeat();
     this.wake();
+  }
+
+  /**
+   * Claims runs this process has just made claimable, if there is room: the claim is queued in the
+   * same turn as the write that made them claimable, so both share one commit. Anything not taken
+   * here is claimed the usual way.
+   */
+  offer(runIds: readonly string[]): void {
+    if (this.stopped) return;
+    const room = this.concurrency - this.active.size - this.offered;
+    const ids = runIds.slice(0, Math.max(0, Math.min(room, CLAIM_BATCH)));
+    if (ids.length === 0) return;
+    this.offered += ids.length;
+    const claiming = this.engine.store
+      .claimRuns({
+        owner: this.id,
+        leaseMs: this.leaseMs,
+        limit: ids.length,
+        names: this.engine.tasks.names(),
+        nameLimits: this.engine.tasks.limits(),
+        ids,
+      })
+      .then(
+        (claimed) => {
+          for (const run of claimed) if (!this.stopped) this.launch(run);
+        },
+        (err: unknown) =>
+          this.engine.logger.warn({ err: serializeError(err).message }, 'claiming offered runs failed'),
+      )
+      .finally(() => {
+        this.offered -= ids.length;
+        this.offers.delete(claiming);
+      });
+    this.offers.add(claiming);
   }
 
   /** Aborts the attempt of a run this worker is executing (cancel, lost lease). */
@@ -146,8 +183,12 @@ export class Worker {
     try {
       do {
         this.again = false;
-        await this.housekeeping();
-        const free = this.concurrency - this.active.size;
+        // Chores and the claim go out together and share a commit: a resumed or newly queued run
+        // is not kept waiting behind a timer check. What the chores free up wakes the loop again.
+        const chores = this.housekeeping();
+        // Awaited below, after the claim; this only keeps an early failure from counting as unhandled.
+        chores.catch(() => {});
+        const free = this.concurrency - this.active.size - this.offered;
         if (free > 0) {
           // In bites: claiming and starting a thousand runs in one go holds the event loop for
           // tens of milliseconds, and every deadline that comes due meanwhile fires late.
@@ -162,6 +203,7 @@ export class Worker {
           for (const run of claimed) this.launch(run);
           if (claimed.length === limit) this.again = true;
         }
+        await chores;
       } while (this.again && !this.stopped && this.active.size < this.concurrency);
     } catch (err) {
       this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
@@ -277,6 +319,8 @@ export class Worker {
     this.engine.clock.clearTimer(this.wakeTimer);
     this.engine.clock.clearTimer(this.heartbeatTimer);
     this.unsubscribe?.();
+    // A claim offered just before stopping lands unlaunched; the release below hands it back.
+    await Promise.all(this.offers);
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));
     await Promise.all([...this.active.values()].map((a) => a.done));
     await this.engine.store.releaseOwners([this.id], 'released');

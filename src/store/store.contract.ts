@@ -126,6 +126,27 @@ export function runStoreContract(name: string, harness: ContractHarness): void {
       expect(two).toEqual([]);
     });
 
+    it('claims only the runs named, in the commit that created them', async () => {
+      await open();
+      const created = store.createRuns(
+        [task('x1'), task('x2'), task('x3'), task('later', { wakeAt: T0 + 5_000 })],
+        [],
+      );
+      const claiming = store.claimRuns({
+        owner: 'w',
+        leaseMs: 1_000,
+        limit: 10,
+        names: ['work'],
+        ids: ['x3', 'x1', 'later', 'missing'],
+      });
+      await created;
+      expect((await claiming).map((r) => r.id).sort()).toEqual(['x1', 'x3']);
+      expect((await store.getRun('x2'))?.status).toBe('queued');
+      expect(
+        await store.claimRuns({ owner: 'w', leaseMs: 1_000, limit: 10, names: ['work'], ids: [] }),
+      ).toEqual([]);
+    });
+
     it('does not claim a run before its wake time', async () => {
       await open();
       await store.createRuns([task('later', { wakeAt: T0 + 5_000 })], []);

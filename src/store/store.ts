@@ -51,6 +51,11 @@ export interface ClaimRequest {
   names: readonly string[];
   /** Per-task limits across all workers: at most this many running at once. */
   nameLimits?: Readonly<Record<string, number>>;
+  /**
+   * Only these runs. A worker claims a run it has just seen started or resumed in its own process
+   * this way, in the same commit that made it claimable.
+   */
+  ids?: readonly string[];
 }
 
 export interface RunQuery {

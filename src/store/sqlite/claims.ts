@@ -12,7 +12,7 @@ const CLAIMABLE = `kind = 'task' AND (status = 'queued' OR (status = 'waiting' A
     OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= @now))`;
 
 export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRecord[]> {
-  if (req.limit <= 0 || req.names.length === 0) return Promise.resolve([]);
+  if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
   const names = json(req.names);
   return ctx.write(() => {
     const now = ctx.now();
@@ -29,11 +29,19 @@ export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRec
     }
     // Scan a little more than needed so that runs of a task at its limit do not starve the others.
     const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
-    const candidates = ctx
-      .stmt(
-        `SELECT id, name FROM runs WHERE ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
-      )
-      .all({ now, names, scan }) as Array<{ id: string; name: string }>;
+    const candidates = (
+      req.ids === undefined
+        ? ctx
+            .stmt(
+              `SELECT id, name FROM runs WHERE ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
+            )
+            .all({ now, names, scan })
+        : ctx
+            .stmt(
+              `SELECT id, name FROM runs WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
+            )
+            .all({ now, names, scan, ids: json(req.ids) })
+    ) as Array<{ id: string; name: string }>;
     const claim = ctx.stmt(
       `UPDATE runs SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = @owner,
          lease_expires_at = @expires, lease_token = lease_token + 1, attempt = attempt + 1,

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type TestRuntime, testRuntime } from '../testing/index.ts';
+import { defineTask } from './define-task.ts';
+
+let rt: TestRuntime | undefined;
+afterEach(async () => {
+  await rt?.dispose();
+  rt = undefined;
+});
+
+/** A task that holds its slot until released (or its attempt is stopped). */
+function holder() {
+  const releases: Array<() => void> = [];
+  const task = defineTask({
+    name: 'hold',
+    run: (_: unknown, ctx) =>
+      new Promise<string>((resolve) => {
+        releases.push(() => resolve('done'));
+        ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+      }),
+  });
+  return { task, releaseAll: () => releases.splice(0).forEach((r) => r()) };
+}
+
+describe('a run started or resumed in this process', () => {
+  it('is claimed by the local worker in the commit that creates it', async () => {
+    rt = testRuntime({ worker: { concurrency: 2 } });
+    const { task, releaseAll } = holder();
+    rt.baton.register(task);
+    await rt.baton.ready();
+    const before = rt.store.commitStats.commits;
+    const run = await rt.baton.start(task, {});
+    expect(rt.store.commitStats.commits - before).toBe(1);
+    expect((await rt.store.getRun(run.id))?.status).toBe('running');
+    releaseAll();
+    expect(await run.result()).toMatchObject({ status: 'succeeded', output: 'done' });
+  });
+
+  it('waits for the usual claim when the worker has no room, and never exceeds the concurrency', async () => {
+    rt = testRuntime({ worker: { concurrency: 2 } });
+    const { task, releaseAll } = holder();
+    rt.baton.register(task);
+    await rt.baton.ready();
+    const runs = await Promise.all([1, 2, 3].map(() => rt?.baton.start(task, {})));
+    const statuses = await Promise.all(runs.map(async (r) => (await rt?.store.getRun(r?.id ?? ''))?.status));
+    expect(statuses.filter((s) => s === 'running')).toHaveLength(2);
+    expect(statuses.filter((s) => s === 'queued')).toHaveLength(1);
+    releaseAll();
+    await rt.clock.advance(1);
+    releaseAll();
+    for (const r of runs) expect(await r?.result()).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('is claimed again in the commit that resumes it', async () => {
+    rt = testRuntime({ worker: { concurrency: 2 } });
+    const { task, releaseAll } = holder();
+    rt.baton.register(task);
+    await rt.baton.ready();
+    // Parked as a resumable timeout leaves it, waiting for its client to resume it.
+    await rt.store.createRuns(
+      [{ id: 'parked', kind: 'task', name: 'hold', input: {}, status: 'waiting', waitReason: 'resume' }],
+      [],
+    );
+    const before = rt.store.commitStats.commits;
+    const resumed = await rt.baton.resume('parked');
+    expect(resumed.resumed.action).toBe('requeued');
+    expect(rt.store.commitStats.commits - before).toBe(1);
+    expect((await rt.store.getRun('parked'))?.status).toBe('running');
+    releaseAll();
+    expect(await rt.baton.result('parked')).toMatchObject({ status: 'succeeded', output: 'done' });
+  });
+});
