@@ -27,7 +27,7 @@ export interface WorkerOptions {
 }
 
 /** Runs claimed per store call; a worker with more free slots claims again at once. */
-const CLAIM_BATCH = 64;
+const CLAIM_BATCH = 16;
 
 export type TimerHandler = (timer: TimerRecord) => Promise<void>;
 
@@ -111,8 +111,9 @@ export class Worker {
    */
   offer(runIds: readonly string[]): void {
     if (this.stopped) return;
-    const room = this.concurrency - this.active.size - this.offered;
-    const ids = runIds.slice(0, Math.max(0, Math.min(room, CLAIM_BATCH)));
+    // At most a bite in flight: claims committed together start their attempts in one turn.
+    const room = Math.min(this.concurrency - this.active.size, CLAIM_BATCH) - this.offered;
+    const ids = runIds.slice(0, Math.max(0, room));
     if (ids.length === 0) return;
     this.offered += ids.length;
     const claiming = this.engine.store
