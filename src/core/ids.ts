@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 // Crockford base32: sortable, case-insensitive, no ambiguous letters.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -15,7 +13,8 @@ export function newId(prefix: string, nowMs: number): string {
     head = ALPHABET[time % 32] + head;
     time = Math.floor(time / 32);
   }
-  const bytes = randomBytes(10);
+  // Web Crypto, not node:crypto: the typed client imports core and runs in browsers and on edge runtimes.
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(10));
   let tail = '';
   let acc = 0;
   let bits = 0;
