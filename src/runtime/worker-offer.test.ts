@@ -19,7 +19,12 @@ function holder() {
         ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
       }),
   });
-  return { task, releaseAll: () => releases.splice(0).forEach((r) => r()) };
+  return {
+    task,
+    releaseAll: () => {
+      for (const release of releases.splice(0)) release();
+    },
+  };
 }
 
 describe('a run started or resumed in this process', () => {

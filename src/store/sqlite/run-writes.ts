@@ -139,26 +139,27 @@ function encodePatch(patch: RunPatch): EncodedPatch {
   const sets: string[] = [];
   const values: unknown[] = [];
   const fields: Partial<RunRecord> = {};
-  const add = (col: string, value: unknown) => {
+  const add = <K extends keyof RunRecord>(col: string, key: K, value: RunRecord[K]) => {
     sets.push(`${col} = ?`);
     values.push(value);
+    fields[key] = value;
   };
-  const addJson = (col: string, value: unknown): unknown => {
+  // JSON columns: stored as text, and read back as the text parses (what a reader would get).
+  const addJson = <K extends keyof RunRecord>(col: string, key: K, value: unknown) => {
     const text = json(value);
-    add(col, text);
-    return JSON.parse(text);
+    sets.push(`${col} = ?`);
+    values.push(text);
+    fields[key] = JSON.parse(text) as RunRecord[K];
   };
-  if (patch.status !== undefined) add('status', (fields.status = patch.status));
-  if (patch.waitReason !== undefined) add('wait_reason', (fields.waitReason = patch.waitReason));
-  if (patch.wakeAt !== undefined) add('wake_at', (fields.wakeAt = patch.wakeAt));
-  if (patch.output !== undefined) fields.output = addJson('output', patch.output);
-  if (patch.error !== undefined) {
-    if (patch.error === null) add('error', (fields.error = null));
-    else fields.error = addJson('error', patch.error) as RunRecord['error'];
-  }
-  if (patch.finishedAt !== undefined) add('finished_at', (fields.finishedAt = patch.finishedAt));
-  if (patch.expiresAt !== undefined) add('expires_at', (fields.expiresAt = patch.expiresAt));
-  if (patch.input !== undefined) fields.input = addJson('input', patch.input);
+  if (patch.status !== undefined) add('status', 'status', patch.status);
+  if (patch.waitReason !== undefined) add('wait_reason', 'waitReason', patch.waitReason);
+  if (patch.wakeAt !== undefined) add('wake_at', 'wakeAt', patch.wakeAt);
+  if (patch.output !== undefined) addJson('output', 'output', patch.output);
+  if (patch.error === null) add('error', 'error', null);
+  else if (patch.error !== undefined) addJson('error', 'error', patch.error);
+  if (patch.finishedAt !== undefined) add('finished_at', 'finishedAt', patch.finishedAt);
+  if (patch.expiresAt !== undefined) add('expires_at', 'expiresAt', patch.expiresAt);
+  if (patch.input !== undefined) addJson('input', 'input', patch.input);
   if (patch.resetAttempts) {
     sets.push('attempt = 0');
     fields.attempt = 0;
