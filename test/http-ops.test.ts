@@ -29,6 +29,11 @@ const asker = defineTask({
   },
 });
 
+/** Resolves once `check` holds, looking again on every turn (driven by a manual clock). */
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 async function setup() {
   rt = testRuntime();
   rt.baton.register(double, asker);
@@ -96,6 +101,58 @@ describe('runs', () => {
     expect(decided.error).not.toHaveProperty('stack');
     const again = await client.decide(jobId, 'abandon').catch((e: unknown) => e);
     expect(again).toMatchObject({ status: 409, errorCode: 'RUN_CONFLICT' });
+  });
+
+  it('answers a sync flow whose step asks with 202 and the question of that step; the answer may go to the flow', async () => {
+    const { rt, client } = await setup();
+    const plan = {
+      name: 'research-then-double',
+      steps: [
+        { id: 'research', task: 'external-research' },
+        { id: 'after', task: 'double', input: { n: 3 } },
+      ],
+    };
+    const answer = await drive(rt.clock, client.callFlow(plan));
+    expect(answer.kind).toBe('decision');
+    if (answer.kind !== 'decision') return;
+    const flowId = answer.body.jobId;
+    expect(answer.body).toMatchObject({
+      status: 'running',
+      waitReason: 'decision',
+      stepRunId: `${flowId}.research`,
+      stepId: 'research',
+      decision: { choices: expect.arrayContaining([expect.objectContaining({ id: 'skip' })]) },
+    });
+    const decided = await client.decide(flowId, 'skip');
+    expect(decided).toMatchObject({ id: `${flowId}.research`, stepId: 'research' });
+    const done = await drive(rt.clock, rt.baton.result(flowId));
+    expect(done.status).not.toBe('running');
+    const steps = (await client.get(flowId)).steps ?? [];
+    expect(steps.find((x) => x.stepId === 'after')).toMatchObject({ status: 'succeeded', output: 6 });
+  });
+
+  it('refuses an answer sent to a flow with several open questions, naming the steps', async () => {
+    const { rt, client } = await setup();
+    const plan = {
+      name: 'two-askers',
+      steps: [
+        { id: 'one', task: 'external-research' },
+        { id: 'two', task: 'external-research' },
+      ],
+    };
+    const answer = await drive(rt.clock, client.callFlow(plan));
+    if (answer.kind !== 'decision') throw new Error(`expected a decision, got ${answer.kind}`);
+    const flowId = answer.body.jobId;
+    // The first step to ask may answer the request before the second asks; wait for both.
+    await drive(
+      rt.clock,
+      waitFor(async () => (await rt?.baton.openDecisions(flowId))?.length === 2),
+    );
+    const refused = await client.decide(flowId, 'skip').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 409, errorCode: 'RUN_CONFLICT' });
+    expect((refused as Error).message).toContain(`${flowId}.one`);
+    expect((refused as Error).message).toContain(`${flowId}.two`);
+    expect(await client.decide(`${flowId}.one`, 'skip')).toMatchObject({ stepId: 'one' });
   });
 
   it('cancels a running job', async () => {

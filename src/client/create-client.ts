@@ -60,6 +60,12 @@ export interface BatonClient {
   ): Promise<AcceptedBody>;
   /** One sync request: the result, the protocol's 408, or a pending decision. */
   call(task: string, input?: unknown, options?: StartRequest & SyncRequest): Promise<SyncAnswer>;
+  /** One sync request for a flow (a registered name or a JSON plan); a step's question comes back as a decision. */
+  callFlow(
+    flow: string | Record<string, unknown>,
+    input?: unknown,
+    options?: StartRequest & SyncRequest,
+  ): Promise<SyncAnswer>;
   /** Runs a task to its end, resuming automatically on 408 with backoff. */
   run(task: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
   /** Resumes a job (sync): its result, another 408, or its cached result when already done. */
@@ -146,6 +152,11 @@ export function createClient(options: ClientOptions): BatonClient {
     async call(task, input, o = {}) {
       return syncAnswer(
         await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'sync' }, o.signal),
+      );
+    },
+    async callFlow(flow, input, o = {}) {
+      return syncAnswer(
+        await send('POST', '/runs', { ...startBody({ flow }, input, o), mode: 'sync' }, o.signal),
       );
     },
     async run(task, input, o = {}) {

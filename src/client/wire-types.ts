@@ -1,4 +1,5 @@
 /** The HTTP API's answers as the client sees them (types only; shared with src/http). */
+import type { RunStatus } from '../core/index.ts';
 import type { ErrorBody, RunView, SuccessBody } from '../http/index.ts';
 
 export type { ErrorBody, RunView, SuccessBody };
@@ -15,13 +16,19 @@ export interface TimeoutBody extends ErrorBody {
   details: { jobId: string; canResume: boolean; wasResumed: boolean; durationMs: number; timeoutMs: number };
 }
 
-/** 202 when a sync run stopped to wait for a decision. */
+/** 202 when a sync run (or, for a flow, one of its steps) stopped to wait for a decision. */
 export interface DecisionBody {
   success: true;
   jobId: string;
-  status: 'waiting';
+  /** `waiting` for a task; a flow whose step asks is still `running`. */
+  status: RunStatus;
   waitReason: 'decision';
   decision: unknown;
+  /** For a flow: the step run that asks (the answer may go to the flow's id when only one asks). */
+  stepRunId?: string;
+  stepId?: string | null;
+  /** Every open question when several steps ask at once. */
+  decisions?: Array<{ runId: string; stepId: string | null; request: unknown }>;
 }
 
 /** What one sync request (start or resume) came back with. */

@@ -7,7 +7,7 @@ import { BatonError } from '../core/index.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { CancelBody, ListQuery, parseRequest, queryOf } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
-import { pendingDecision, runView } from './run-views.ts';
+import { runView } from './run-views.ts';
 import { jsonResponse } from './wire-errors.ts';
 
 export async function listRoute(rc: RouteContext, request: Request): Promise<Response> {
@@ -30,9 +30,7 @@ export async function listRoute(rc: RouteContext, request: Request): Promise<Res
 export async function getRoute(rc: RouteContext, id: string): Promise<Response> {
   const run = await requireRun(rc, id);
   const steps = run.kind === 'flow' ? await rc.baton.listRuns({ parentId: id, limit: 10_000 }) : undefined;
-  const decisions = [run, ...(steps ?? [])]
-    .map((r) => ({ runId: r.id, request: pendingDecision(r) }))
-    .filter((d) => d.request !== null);
+  const decisions = await rc.baton.openDecisions(id);
   return jsonResponse({
     success: true,
     run: runView(run),

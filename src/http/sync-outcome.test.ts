@@ -52,7 +52,12 @@ describe('answers from a settled run', () => {
 
   it('a partial run is a success marked partial', async () => {
     const r = settledResponse(
-      { run: run({ status: 'partial', output: { findings: [1] } }), deadlinePassed: false, waitedMs: 10 },
+      {
+        run: run({ status: 'partial', output: { findings: [1] } }),
+        decisions: [],
+        deadlinePassed: false,
+        waitedMs: 10,
+      },
       wait,
       false,
     );
@@ -75,7 +80,11 @@ describe('answers from a settled run', () => {
         },
       },
     });
-    const r = settledResponse({ run: parked, deadlinePassed: false, waitedMs: 55_100 }, wait, true);
+    const r = settledResponse(
+      { run: parked, decisions: [], deadlinePassed: false, waitedMs: 55_100 },
+      wait,
+      true,
+    );
     expect(r.status).toBe(408);
     expect(await json(r)).toEqual({
       success: false,
@@ -92,7 +101,8 @@ describe('answers from a settled run', () => {
       waitReason: 'decision',
       meta: { decision: { request: { message: 'Continue?' } } },
     });
-    const r = settledResponse({ run: asking, deadlinePassed: false, waitedMs: 1 }, wait, false);
+    const decisions = [{ runId: 'run_1', stepId: null, request: { message: 'Continue?' } as never }];
+    const r = settledResponse({ run: asking, decisions, deadlinePassed: false, waitedMs: 1 }, wait, false);
     expect(r.status).toBe(202);
     expect(await json(r)).toEqual({
       success: true,
@@ -105,7 +115,7 @@ describe('answers from a settled run', () => {
 
   it('a cancelled run without an error: 422 CANCELLED', async () => {
     const r = settledResponse(
-      { run: run({ status: 'cancelled' }), deadlinePassed: false, waitedMs: 1 },
+      { run: run({ status: 'cancelled' }), decisions: [], deadlinePassed: false, waitedMs: 1 },
       wait,
       false,
     );

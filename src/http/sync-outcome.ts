@@ -4,10 +4,10 @@
  * or 408 with the resumable-timeout body (`details.jobId`, `canResume`, `wasResumed`,
  * `durationMs`, `timeoutMs`) — and 422 for a failed run, 202 for a pending decision.
  */
-import type { Baton } from '../runtime/index.ts';
+import type { Baton, OpenDecision } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
-import { outputFacts, parkedFacts, pendingDecision, withoutStack } from './run-views.ts';
+import { outputFacts, parkedFacts, withoutStack } from './run-views.ts';
 import { type ErrorBody, jsonResponse } from './wire-errors.ts';
 
 export interface SyncWait {
@@ -22,6 +22,8 @@ export interface SyncWait {
 
 export interface Settled {
   run: RunRecord;
+  /** The questions the run (for a flow: its steps) waits on. */
+  decisions: OpenDecision[];
   /** The deadline passed before the run settled. */
   deadlinePassed: boolean;
   waitedMs: number;
@@ -36,12 +38,14 @@ export async function waitUntilSettled(baton: Baton, clock: Clock, wait: SyncWai
   wait.signal?.addEventListener('abort', onGone, { once: true });
   try {
     const run = await baton.settled(wait.jobId, { signal: controller.signal });
-    return { run, deadlinePassed: false, waitedMs: clock.monotonic() - wait.arrivedAt };
+    const decisions =
+      run.status === 'waiting' || run.kind === 'flow' ? await baton.openDecisions(run.id) : [];
+    return { run, decisions, deadlinePassed: false, waitedMs: clock.monotonic() - wait.arrivedAt };
   } catch (err) {
     if (!controller.signal.aborted) throw err;
     const run = await baton.getRun(wait.jobId);
     if (!run) throw err;
-    return { run, deadlinePassed: true, waitedMs: clock.monotonic() - wait.arrivedAt };
+    return { run, decisions: [], deadlinePassed: true, waitedMs: clock.monotonic() - wait.arrivedAt };
   } finally {
     clock.clearTimer(timer);
     wait.signal?.removeEventListener('abort', onGone);
@@ -134,19 +138,24 @@ export function settledResponse(settled: Settled, wait: SyncWait, resumed: boole
       };
       return jsonResponse(body, 422);
     }
-    default:
-      if (run.status === 'waiting' && run.waitReason === 'decision')
+    default: {
+      // The run, or for a flow one of its steps, waits for an answer (POST /runs/:id/decisions).
+      const [first] = settled.decisions;
+      if (first)
         return jsonResponse(
           {
             success: true,
             jobId: run.id,
             status: run.status,
             waitReason: 'decision',
-            decision: pendingDecision(run),
+            decision: first.request,
+            ...(first.runId !== run.id ? { stepRunId: first.runId, stepId: first.stepId } : {}),
+            ...(settled.decisions.length > 1 ? { decisions: settled.decisions } : {}),
           },
           202,
         );
       return timeoutResponse(settled, wait, resumed);
+    }
   }
 }
 

@@ -16,7 +16,7 @@ import {
   type Store,
 } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
-import { decide, decideOnTimeout } from './decisions.ts';
+import { decide, decideOnTimeout, type OpenDecision, openDecisions } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
 import type { TaskDefinition } from './define-task.ts';
 import { type Delivered, dispatchDeliveries, onDeliveryDue } from './delivery-service.ts';
@@ -213,10 +213,21 @@ export class Baton implements AsyncDisposable {
 
   /**
    * Resolves when the run needs nothing more from this side: it ended, or it waits for a client to
-   * resume it or for a decision. (The HTTP sync mode answers 200 or 408 from this.)
+   * resume it or for a decision — for a flow, also when one of its steps waits for a decision.
+   * (The HTTP sync mode answers 200, 202 or 408 from this.)
    */
   settled(id: string, options: { signal?: AbortSignal } = {}): Promise<RunRecord> {
-    return this.watcher.wait(id, options.signal, isSettled);
+    return this.watcher.wait(
+      id,
+      options.signal,
+      async (run) =>
+        isSettled(run) || (run.kind === 'flow' && (await openDecisions(this.engine, run)).length > 0),
+    );
+  }
+
+  /** The questions a run waits on: its own, or for a flow, its steps' (answer with `decide`). */
+  async openDecisions(id: string): Promise<OpenDecision[]> {
+    return openDecisions(this.engine, await requireRun(this.engine, id));
   }
 
   handle<O = unknown>(id: string): RunHandle<O> {

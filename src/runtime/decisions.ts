@@ -40,6 +40,28 @@ export interface PendingDecision {
   policy?: EscalationPolicy;
 }
 
+/** A question a run waits on: the run's own, or one of a flow's steps'. */
+export interface OpenDecision {
+  runId: string;
+  stepId: string | null;
+  request: DecisionRequest;
+}
+
+function questionOf(run: RunRecord): OpenDecision | undefined {
+  const pending = run.meta.decision as PendingDecision | null | undefined;
+  if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending) return undefined;
+  return { runId: run.id, stepId: run.stepId, request: pending.request };
+}
+
+/** The questions open on a run: its own, or for a flow, those its steps wait on. */
+export async function openDecisions(engine: Engine, run: RunRecord): Promise<OpenDecision[]> {
+  const own = questionOf(run);
+  if (own) return [own];
+  if (run.kind !== 'flow') return [];
+  const waiting = await engine.store.listRuns({ parentId: run.id, status: 'waiting', limit: 10_000 });
+  return waiting.map(questionOf).filter((d): d is OpenDecision => d !== undefined);
+}
+
 export interface EscalateInput {
   s: AttemptSummary;
   reason: string;
@@ -261,15 +283,27 @@ export async function decide(
   rawAnswer: unknown,
   by: string,
 ): Promise<RunRecord> {
-  const run = await engine.store.getRun(runId);
+  let run = await engine.store.getRun(runId);
   if (!run) throw new BatonError('RUN_NOT_FOUND', `no run with id ${runId}`, { data: { runId } });
+  if (run.kind === 'flow' && !questionOf(run)) {
+    // A flow's question is its step's: answer it through the flow when there is only one.
+    const open = await openDecisions(engine, run);
+    if (open.length > 1)
+      throw new BatonError(
+        'RUN_CONFLICT',
+        `flow ${runId} has ${open.length} open questions; answer one of its steps: ${open.map((d) => d.runId).join(', ')}`,
+        { data: { runId, steps: open.map((d) => d.runId) } },
+      );
+    const step = open[0] ? await engine.store.getRun(open[0].runId) : undefined;
+    if (step) run = step;
+  }
   const pending = run.meta.decision as PendingDecision | null | undefined;
   if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending)
     throw new BatonError(
       'RUN_CONFLICT',
-      `run ${runId} is not waiting for a decision (it is ${run.status}${run.waitReason ? `: ${run.waitReason}` : ''})`,
+      `run ${run.id} is not waiting for a decision (it is ${run.status}${run.waitReason ? `: ${run.waitReason}` : ''})`,
       {
-        data: { runId, status: run.status },
+        data: { runId: run.id, status: run.status },
       },
     );
   const answer = validateDecision(pending.request, normalizeAnswer(rawAnswer));

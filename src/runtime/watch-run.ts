@@ -20,8 +20,11 @@ export async function requireRun(engine: Engine, id: string): Promise<RunRecord>
   return run;
 }
 
+/** When a waiter is done with a run; it may look further (a flow's steps) before it answers. */
+export type DonePredicate = (run: RunRecord) => boolean | Promise<boolean>;
+
 type Waiter = ((run: RunRecord | undefined, error?: unknown) => void) & {
-  done?: (run: RunRecord) => boolean;
+  done?: DonePredicate;
 };
 
 /**
@@ -42,10 +45,10 @@ export class TerminalWatcher {
   async wait(
     id: string,
     signal?: AbortSignal,
-    done: (run: RunRecord) => boolean = (r) => isTerminal(r.status),
+    done: DonePredicate = (r) => isTerminal(r.status),
   ): Promise<RunRecord> {
     const first = await requireRun(this.engine, id);
-    if (done(first)) return first;
+    if (await done(first)) return first;
     signal?.throwIfAborted();
     return new Promise<RunRecord>((resolve, reject) => {
       const waiter: Waiter = (run: RunRecord | undefined, error?: unknown) => {
@@ -71,9 +74,14 @@ export class TerminalWatcher {
     this.waiters.set(id, set);
     set.add(waiter);
     this.unsubscribe ??= this.engine.store.onEvents((events) => {
-      const ended = events
-        .filter((e) => (TERMINAL_EVENTS.has(e.type) || e.type === 'run:waiting') && this.waiters.has(e.runId))
-        .map((e) => e.runId);
+      const ended: string[] = [];
+      for (const e of events) {
+        if (!TERMINAL_EVENTS.has(e.type) && e.type !== 'run:waiting') continue;
+        if (this.waiters.has(e.runId)) ended.push(e.runId);
+        // A step that waits (for a decision) may settle what a waiter on its flow waits for.
+        if (e.type === 'run:waiting' && e.rootId !== e.runId && this.waiters.has(e.rootId))
+          ended.push(e.rootId);
+      }
       if (ended.length > 0) this.check(ended);
     });
     if (!this.timer) this.armPoll();
@@ -103,26 +111,27 @@ export class TerminalWatcher {
 
   private check(ids: readonly string[]): void {
     for (const id of new Set(ids)) {
-      this.engine.store.getRun(id).then(
-        (run) => {
-          const set = this.waiters.get(id);
-          if (!set) return;
-          for (const w of [...set]) {
-            if (run && !(w.done ?? ((r: RunRecord) => isTerminal(r.status)))(run)) continue;
-            set.delete(w);
-            w(run, run ? undefined : new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
-          }
-          if (set.size === 0) this.waiters.delete(id);
-          if (this.waiters.size === 0) this.idle();
-        },
-        (err: unknown) => {
-          const set = this.waiters.get(id);
-          this.waiters.delete(id);
-          for (const w of set ?? []) w(undefined, err);
-          if (this.waiters.size === 0) this.idle();
-        },
-      );
+      this.settle(id).catch((err: unknown) => {
+        const set = this.waiters.get(id);
+        this.waiters.delete(id);
+        for (const w of set ?? []) w(undefined, err);
+        if (this.waiters.size === 0) this.idle();
+      });
     }
+  }
+
+  private async settle(id: string): Promise<void> {
+    const run = await this.engine.store.getRun(id);
+    const set = this.waiters.get(id);
+    if (!set) return;
+    for (const w of [...set]) {
+      if (run && !(await (w.done ?? ((r: RunRecord) => isTerminal(r.status)))(run))) continue;
+      // Answered meanwhile (another check, an abort): answer once.
+      if (!set.delete(w)) continue;
+      w(run, run ? undefined : new BatonError('RUN_NOT_FOUND', `run ${id} was deleted while waiting`));
+    }
+    if (set.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);
+    if (this.waiters.size === 0) this.idle();
   }
 }
 
