@@ -7,6 +7,7 @@ import { exitCodeFor, printError } from './output.ts';
 import { parseTimeCommand } from './parse-time-command.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
 import { serveCommand } from './serve-command.ts';
+import { workerCommand } from './worker-command.ts';
 
 const DEFAULT_DB = process.env.BATON_DB ?? './baton.db';
 
@@ -71,6 +72,14 @@ export async function main(argv: string[]): Promise<number> {
     .option('--tasks <module>', 'module defining the tasks and flows (default: baton.config.ts)')
     .action(async (o: { host: string; port: string; token?: string; tasks?: string }) => {
       code = await serveCommand({ ...common(), ...o });
+    });
+  program
+    .command('worker')
+    .description('execute queued runs until interrupted; start several to share the work')
+    .option('--tasks <module>', 'module defining the tasks to execute (default: baton.config.ts)')
+    .option('--concurrency <n>', 'attempts running at once', '10')
+    .action(async (o: { tasks?: string; concurrency: string }) => {
+      code = await workerCommand({ ...common(), ...o });
     });
   program
     .command('parse-time')
