@@ -116,15 +116,7 @@ export class Worker {
     const ids = runIds.slice(0, Math.max(0, room));
     if (ids.length === 0) return;
     this.offered += ids.length;
-    const claiming = this.engine.store
-      .claimRuns({
-        owner: this.id,
-        leaseMs: this.leaseMs,
-        limit: ids.length,
-        names: this.engine.tasks.names(),
-        nameLimits: this.engine.tasks.limits(),
-        ids,
-      })
+    const claiming = this.claim(ids.length, ids)
       .then(
         (claimed) => {
           for (const run of claimed) if (!this.stopped) this.launch(run);
@@ -194,24 +186,30 @@ export class Worker {
           // In bites: claiming and starting a thousand runs in one go holds the event loop for
           // tens of milliseconds, and every deadline that comes due meanwhile fires late.
           const limit = Math.min(free, CLAIM_BATCH);
-          const claimed = await this.engine.store.claimRuns({
-            owner: this.id,
-            leaseMs: this.leaseMs,
-            limit,
-            names: this.engine.tasks.names(),
-            nameLimits: this.engine.tasks.limits(),
-          });
+          const claimed = await this.claim(limit);
           for (const run of claimed) this.launch(run);
           if (claimed.length === limit) this.again = true;
         }
         await chores;
-      } while (this.again && !this.stopped && this.active.size < this.concurrency);
+      } while (this.again && !this.stopped && this.active.size + this.offered < this.concurrency);
     } catch (err) {
       this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
     } finally {
       this.ticking = false;
     }
     if (!this.stopped) await this.armWake();
+  }
+
+  /** Claims up to `limit` runs of the tasks this worker knows (only `ids`, when given). */
+  private claim(limit: number, ids?: readonly string[]): Promise<RunRecord[]> {
+    return this.engine.store.claimRuns({
+      owner: this.id,
+      leaseMs: this.leaseMs,
+      limit,
+      names: this.engine.tasks.names(),
+      nameLimits: this.engine.tasks.limits(),
+      ...(ids ? { ids } : {}),
+    });
   }
 
   private launch(run: RunRecord): void {
