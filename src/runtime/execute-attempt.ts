@@ -97,9 +97,9 @@ export async function executeAttempt(
       await afterTimeout(engine, s, input, findings, 'budget_exhausted');
       return;
     }
-    // The body does not wait for this commit: the claim already committed the lease that makes the
-    // attempt ours, and the write queue is first-in first-out, so the event still lands before
-    // anything the body writes. A failure (the lease lost meanwhile) stops the attempt.
+    // Nothing waits for this commit: the claim already committed the lease that makes the attempt
+    // ours, and the write queue is first-in first-out, so the event still lands before anything the
+    // body or the outcome writes. A failure (the lease lost meanwhile) stops the attempt.
     const started = engine.store.appendEvents(
       [
         newEvent(run.id, 'attempt:started', {
@@ -117,7 +117,11 @@ export async function executeAttempt(
       ],
       fence,
     );
-    started.catch((err: unknown) => controller.abort(err));
+    let startError: { error: unknown } | undefined;
+    started.catch((error: unknown) => {
+      startError = { error };
+      controller.abort(error);
+    });
     const time: TimeKeeperInit = {
       startMs: run.startedAt ?? engine.clock.now(),
       budgetMs: run.budgetMs ?? policy.agentTimeoutMs,
@@ -185,7 +189,9 @@ export async function executeAttempt(
     ctx.close(outcome.kind === 'interrupted' ? 'interrupted' : 'finished');
     // The hard deadline: timeout and grace have passed (or the task ended); a spinning thread stops here.
     await thread?.terminate();
-    await started;
+    // Not awaited: the outcome's write follows the event in the same queue, often the same commit,
+    // and is fenced the same way. A failure already seen ends the attempt here.
+    if (startError) throw startError.error;
     s.replayed = ctx.replayed;
 
     if (outcome.kind === 'ok') {

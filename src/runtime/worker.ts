@@ -60,7 +60,7 @@ export class Worker {
   private timerDue = true;
   private unsubscribe: (() => void) | undefined;
   /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
-  private offered = 0;
+  private readonly offered = new Set<string>();
   private readonly offers = new Set<Promise<void>>();
 
   constructor(
@@ -112,20 +112,24 @@ export class Worker {
   offer(runIds: readonly string[]): void {
     if (this.stopped) return;
     // At most a bite in flight: claims committed together start their attempts in one turn.
-    const room = Math.min(this.concurrency - this.active.size, CLAIM_BATCH) - this.offered;
+    const room = Math.min(this.concurrency - this.active.size, CLAIM_BATCH) - this.offered.size;
     const ids = runIds.slice(0, Math.max(0, room));
     if (ids.length === 0) return;
-    this.offered += ids.length;
+    for (const id of ids) this.offered.add(id);
     const claiming = this.claim(ids.length, ids)
       .then(
         (claimed) => {
           for (const run of claimed) if (!this.stopped) this.launch(run);
+          // Not claimable after all (a task limit, a wake time): the usual claim looks again.
+          if (claimed.length < ids.length) this.wake();
         },
-        (err: unknown) =>
-          this.engine.logger.warn({ err: serializeError(err).message }, 'claiming offered runs failed'),
+        (err: unknown) => {
+          this.engine.logger.warn({ err: serializeError(err).message }, 'claiming offered runs failed');
+          this.wake();
+        },
       )
       .finally(() => {
-        this.offered -= ids.length;
+        for (const id of ids) this.offered.delete(id);
         this.offers.delete(claiming);
       });
     this.offers.add(claiming);
@@ -168,7 +172,9 @@ export class Worker {
     if (events.some((e) => e.type === 'tool:result' || e.type === 'tool:choice')) {
       this.timerDue = true;
       this.wake();
-    } else if (events.some((e) => WAKING_EVENTS.has(e.type))) this.wake();
+    }
+    // A run offered to this worker is being claimed in the very commit that queued it: no wake-up.
+    else if (events.some((e) => WAKING_EVENTS.has(e.type) && !this.offered.has(e.runId))) this.wake();
   }
 
   private async tick(): Promise<void> {
@@ -181,7 +187,7 @@ export class Worker {
         const chores = this.housekeeping();
         // Awaited below, after the claim; this only keeps an early failure from counting as unhandled.
         chores.catch(() => {});
-        const free = this.concurrency - this.active.size - this.offered;
+        const free = this.concurrency - this.active.size - this.offered.size;
         if (free > 0) {
           // In bites: claiming and starting a thousand runs in one go holds the event loop for
           // tens of milliseconds, and every deadline that comes due meanwhile fires late.
@@ -191,7 +197,7 @@ export class Worker {
           if (claimed.length === limit) this.again = true;
         }
         await chores;
-      } while (this.again && !this.stopped && this.active.size + this.offered < this.concurrency);
+      } while (this.again && !this.stopped && this.active.size + this.offered.size < this.concurrency);
     } catch (err) {
       this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
     } finally {
