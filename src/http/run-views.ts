@@ -56,10 +56,3 @@ export function outputFacts(run: RunRecord): InvocationFacts {
 export function parkedFacts(run: RunRecord): InvocationFacts {
   return factsOf(run.meta.invocation);
 }
-
-/** The question a run waits on, if any. */
-export function pendingDecision(run: RunRecord): unknown {
-  if (run.status !== 'waiting' || run.waitReason !== 'decision') return null;
-  const decision = run.meta.decision as { request?: unknown } | null | undefined;
-  return decision?.request ?? null;
-}
