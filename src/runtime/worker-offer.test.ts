@@ -56,6 +56,34 @@ describe('a run started or resumed in this process', () => {
     for (const r of runs) expect(await r?.result()).toMatchObject({ status: 'succeeded' });
   });
 
+  it("keeps a task's own concurrency limit when runs are offered", async () => {
+    rt = testRuntime({ worker: { concurrency: 5 } });
+    const releases: Array<() => void> = [];
+    const single = defineTask({
+      name: 'single',
+      concurrency: 1,
+      run: (_: unknown, ctx) =>
+        new Promise<string>((resolve) => {
+          releases.push(() => resolve('done'));
+          ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+        }),
+    });
+    rt.baton.register(single);
+    await rt.baton.ready();
+    const [a, b] = await Promise.all([rt.baton.start(single, {}), rt.baton.start(single, {})]);
+    const statuses = await Promise.all(
+      [a, b].map(async (r) => (await rt?.store.getRun(r?.id ?? ''))?.status),
+    );
+    expect(statuses.sort()).toEqual(['queued', 'running']);
+    for (let i = 0; i < 2; i++) {
+      releases.splice(0).forEach((release) => {
+        release();
+      });
+      await rt.clock.advance(1);
+    }
+    for (const r of [a, b]) expect(await r.result()).toMatchObject({ status: 'succeeded' });
+  });
+
   it('is claimed again in the commit that resumes it', async () => {
     rt = testRuntime({ worker: { concurrency: 2 } });
     const { task, releaseAll } = holder();
