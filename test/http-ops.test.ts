@@ -155,6 +155,43 @@ describe('runs', () => {
     expect(await client.decide(`${flowId}.one`, 'skip')).toMatchObject({ stepId: 'one' });
   });
 
+  it('runs a slow flow to its end through 408s and resumes (client.runFlow)', async () => {
+    const { rt, client } = await setup();
+    const slow = defineTask({
+      name: 'slow-double',
+      run: async (input: { n: number }, ctx) => {
+        await ctx.sleep(5_000);
+        return input.n * 2;
+      },
+    });
+    rt.baton.register(slow);
+    const plan = {
+      name: 'slow-then-double',
+      steps: [
+        { id: 'slow', task: 'slow-double', input: { n: 5 } },
+        { id: 'after', task: 'double', input: { n: 1 }, dependsOn: ['slow'] },
+      ],
+    };
+    const phases: string[] = [];
+    const result = await drive(
+      rt.clock,
+      client.runFlow(plan, undefined, {
+        timeoutMs: 1_000,
+        backoff: { initialMs: 100, maxMs: 500 },
+        onProgress: (p) => phases.push(p.phase),
+      }),
+    );
+    expect(result).toMatchObject({ status: 'succeeded' });
+    expect(result.resumes).toBeGreaterThan(0);
+    expect(phases).toContain('timeout');
+    const shown = await client.get(result.jobId);
+    expect(shown.run).toMatchObject({ kind: 'flow', status: 'succeeded' });
+    expect(Object.fromEntries(shown.steps?.map((x) => [x.stepId, x.output]) ?? [])).toEqual({
+      slow: 10,
+      after: 2,
+    });
+  });
+
   it('cancels a running job', async () => {
     rt = testRuntime();
     const job = agentJob(rt.clock, protocolScript);

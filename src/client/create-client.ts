@@ -68,6 +68,8 @@ export interface BatonClient {
   ): Promise<SyncAnswer>;
   /** Runs a task to its end, resuming automatically on 408 with backoff. */
   run(task: string, input?: unknown, options?: RunOptions): Promise<RunResult>;
+  /** Runs a flow (a registered name or a JSON plan) to its end, resuming automatically on 408. */
+  runFlow(flow: string | Record<string, unknown>, input?: unknown, options?: RunOptions): Promise<RunResult>;
   /** Resumes a job (sync): its result, another 408, or its cached result when already done. */
   resume(id: string, options?: SyncRequest): Promise<SyncAnswer>;
   /** Resumes a job in async mode. */
@@ -142,6 +144,20 @@ export function createClient(options: ClientOptions): BatonClient {
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
   });
 
+  /** After the first sync answer: resume on 408 (and wait out 409) until the job answers. */
+  const untilDone = (first: SyncAnswer, o: RunOptions): Promise<RunResult> => {
+    const resumeOptions = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+    return resumeUntilDone(
+      {
+        clock,
+        resume: (id) => client.resume(id, { ...resumeOptions, ...(o.signal ? { signal: o.signal } : {}) }),
+        get: (id) => client.get(id),
+      },
+      first,
+      o,
+    );
+  };
+
   const client: BatonClient = {
     async start(task, input, o) {
       return expect(await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'async' }), 202);
@@ -160,17 +176,10 @@ export function createClient(options: ClientOptions): BatonClient {
       );
     },
     async run(task, input, o = {}) {
-      const first = await client.call(task, input, o);
-      const resumeOptions = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
-      return resumeUntilDone(
-        {
-          clock,
-          resume: (id) => client.resume(id, { ...resumeOptions, ...(o.signal ? { signal: o.signal } : {}) }),
-          get: (id) => client.get(id),
-        },
-        first,
-        o,
-      );
+      return untilDone(await client.call(task, input, o), o);
+    },
+    async runFlow(flow, input, o = {}) {
+      return untilDone(await client.callFlow(flow, input, o), o);
     },
     async resume(id, o = {}) {
       const body = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
