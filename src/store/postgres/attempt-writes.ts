@@ -1,0 +1,105 @@
+/** What a running attempt writes: memoized steps, checkpoints and partial findings, all fenced. */
+import { BatonError, type NewEvent } from '../../core/index.ts';
+import type { Fence, PartialRecord, StepRecord, StoredCheckpoint } from '../records.ts';
+import { json, toCheckpoint, toPartial, toStep } from '../sqlite/rows.ts';
+import type { PgContext } from './pg-context.ts';
+
+export function recordStep(
+  ctx: PgContext,
+  fence: Fence,
+  step: Omit<StepRecord, 'runId' | 'createdAt'>,
+  events: readonly NewEvent[],
+): Promise<void> {
+  const output = json(step.output);
+  return ctx.write(async (tx) => {
+    await ctx.checkFence(tx, fence);
+    const inserted = await tx.execute(
+      `INSERT INTO ${ctx.t.steps} (run_id, key, attempt, output, version, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [fence.runId, step.key, step.attempt, output, step.version, ctx.now()],
+    );
+    if (inserted === 0)
+      throw new BatonError('RUN_CONFLICT', `step "${step.key}" of run ${fence.runId} is already recorded`, {
+        data: { runId: fence.runId, key: step.key },
+      });
+    await ctx.appendEvents(tx, events);
+  });
+}
+
+export async function getSteps(ctx: PgContext, runId: string): Promise<StepRecord[]> {
+  const rows = await ctx.read(`SELECT * FROM ${ctx.t.steps} WHERE run_id = $1 ORDER BY created_at, key`, [
+    runId,
+  ]);
+  return (rows as Parameters<typeof toStep>[0][]).map(toStep);
+}
+
+// The fence check locks the run's row until COMMIT, so no other write of this run can compute the
+// same next sequence number meanwhile.
+export function saveCheckpoint(
+  ctx: PgContext,
+  fence: Fence,
+  cp: Omit<StoredCheckpoint, 'runId' | 'seq' | 'createdAt'>,
+  events: readonly NewEvent[],
+): Promise<number> {
+  const state = json(cp.state);
+  const record = json(cp.record);
+  return ctx.write(async (tx) => {
+    await ctx.checkFence(tx, fence);
+    const [row] = await tx.select<{ seq: number }>(
+      `INSERT INTO ${ctx.t.checkpoints} (run_id, seq, attempt, state, record, version, created_at)
+       VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM ${ctx.t.checkpoints} WHERE run_id = $1), $2, $3, $4,
+               $5, $6) RETURNING seq`,
+      [fence.runId, cp.attempt, state, record, cp.version, ctx.now()],
+    );
+    const seq = (row as { seq: number }).seq;
+    // Events may refer to the new sequence number; the runtime passes a placeholder of 0.
+    await ctx.appendEvents(
+      tx,
+      events.map((e) =>
+        e.type === 'checkpoint:saved' ? { ...e, data: { ...(e.data as object), seq } as typeof e.data } : e,
+      ),
+    );
+    return seq;
+  });
+}
+
+const CHECKPOINT_ROW = (table: string) => `SELECT * FROM ${table} WHERE run_id = $1`;
+
+export async function getLastCheckpoint(
+  ctx: PgContext,
+  runId: string,
+): Promise<StoredCheckpoint | undefined> {
+  const [row] = await ctx.read(`${CHECKPOINT_ROW(ctx.t.checkpoints)} ORDER BY seq DESC LIMIT 1`, [runId]);
+  return row ? toCheckpoint(row as Parameters<typeof toCheckpoint>[0]) : undefined;
+}
+
+export async function listCheckpoints(ctx: PgContext, runId: string): Promise<StoredCheckpoint[]> {
+  const rows = await ctx.read(`${CHECKPOINT_ROW(ctx.t.checkpoints)} ORDER BY seq`, [runId]);
+  return (rows as Parameters<typeof toCheckpoint>[0][]).map(toCheckpoint);
+}
+
+export function addPartial(
+  ctx: PgContext,
+  fence: Fence,
+  attempt: number,
+  findings: readonly unknown[],
+  events: readonly NewEvent[],
+): Promise<number> {
+  const body = json(findings);
+  return ctx.write(async (tx) => {
+    await ctx.checkFence(tx, fence);
+    const [row] = await tx.select<{ seq: number }>(
+      `INSERT INTO ${ctx.t.partials} (run_id, seq, attempt, findings, created_at)
+       VALUES ($1, (SELECT coalesce(max(seq), 0) + 1 FROM ${ctx.t.partials} WHERE run_id = $1), $2, $3, $4)
+       RETURNING seq`,
+      [fence.runId, attempt, body, ctx.now()],
+    );
+    await ctx.appendEvents(tx, events);
+    return (row as { seq: number }).seq;
+  });
+}
+
+export async function listPartials(ctx: PgContext, runId: string): Promise<PartialRecord[]> {
+  const rows = await ctx.read(`SELECT * FROM ${ctx.t.partials} WHERE run_id = $1 ORDER BY seq`, [runId]);
+  return (rows as Parameters<typeof toPartial>[0][]).map(toPartial);
+}

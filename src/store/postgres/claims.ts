@@ -1,0 +1,215 @@
+/** Claiming runs under leases, heartbeats, and giving runs back when a lease expires or its owner is gone. */
+import { newEvent } from '../../core/index.ts';
+import type { RunRecord, WorkerRecord } from '../records.ts';
+import { type RunRow, toRun, toWorker } from '../sqlite/rows.ts';
+import type { ClaimRequest, RecoveredRun } from '../store.ts';
+import type { PgContext } from './pg-context.ts';
+import { LOCK_TASK_LIMIT } from './sql.ts';
+import type { Tx } from './write-queue.ts';
+
+// The leading condition repeats the partial index's predicate word for word, so the planner uses it.
+const CLAIMABLE = (
+  now: string,
+) => `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer'))
+  AND ((status = 'queued' AND (wake_at IS NULL OR wake_at <= ${now}))
+    OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= ${now}))`;
+
+/**
+ * Candidates are locked with FOR UPDATE SKIP LOCKED: a claimer in another process that is looking at
+ * the same runs gets the next ones instead of waiting, and no run is ever handed to two claimers.
+ * Per-task limits hold across processes through an advisory lock per limited task, taken (in name
+ * order) before counting the task's running runs and held until COMMIT.
+ */
+export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
+  if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
+  return ctx.write(async (tx) => {
+    const now = ctx.now();
+    const limits = req.nameLimits ?? {};
+    const limited = Object.keys(limits)
+      .filter((n) => req.names.includes(n))
+      .sort();
+    const running = await countRunning(ctx, tx, limited);
+    const room = (name: string) => {
+      const limit = limits[name];
+      return limit === undefined ? Number.POSITIVE_INFINITY : limit - (running.get(name) ?? 0);
+    };
+    const names = req.names.filter((n) => room(n) > 0);
+    if (names.length === 0) return [];
+    // Scan a little more than needed so that runs of a task at its limit do not starve the others.
+    const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
+    const candidates = await tx.select<{ id: string; name: string }>(
+      `SELECT id, name FROM ${ctx.t.runs}
+       WHERE ${CLAIMABLE('$1')} AND name = ANY($2::text[]) ${req.ids ? 'AND id = ANY($4::text[])' : ''}
+       ORDER BY priority DESC, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      req.ids ? [now, names, scan, req.ids] : [now, names, scan],
+    );
+    const picked: string[] = [];
+    for (const c of candidates) {
+      if (picked.length >= req.limit) break;
+      if (room(c.name) <= 0) continue;
+      running.set(c.name, (running.get(c.name) ?? 0) + 1);
+      picked.push(c.id);
+    }
+    if (picked.length === 0) return [];
+    const rows = await tx.select<RunRow>(
+      `UPDATE ${ctx.t.runs} SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = $1,
+         lease_expires_at = $2, lease_token = lease_token + 1, attempt = attempt + 1,
+         started_at = coalesce(started_at, $3),
+         deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE $3 + budget_ms END),
+         updated_at = $3
+       WHERE id = ANY($4::text[]) AND ${CLAIMABLE('$3')} RETURNING *`,
+      [req.owner, now + req.leaseMs, now, picked],
+    );
+    // In claim order (priority, then id), as the candidates were read.
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return picked.flatMap((id) => {
+      const row = byId.get(id);
+      if (!row) return [];
+      ctx.rememberRoot(row.id, row.root_id);
+      return [toRun(row)];
+    });
+  });
+}
+
+async function countRunning(
+  ctx: PgContext,
+  tx: Tx,
+  limited: readonly string[],
+): Promise<Map<string, number>> {
+  const running = new Map<string, number>();
+  if (limited.length === 0) return running;
+  // One lock per limited task, in name order: claimers of the same task count and claim in turn,
+  // and a claimer sees the runs the previous one claimed (it committed before releasing the lock).
+  for (const name of limited)
+    await tx.select('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+      LOCK_TASK_LIMIT,
+      JSON.stringify([ctx.t.schema, name]),
+    ]);
+  const rows = await tx.select<{ name: string; n: number }>(
+    `SELECT name, count(*) AS n FROM ${ctx.t.runs} WHERE status = 'running' AND name = ANY($1::text[])
+     GROUP BY name`,
+    [limited],
+  );
+  for (const r of rows) running.set(r.name, r.n);
+  return running;
+}
+
+export function heartbeat(
+  ctx: PgContext,
+  owner: string,
+  leaseMs: number,
+  active: readonly string[],
+): Promise<string[]> {
+  return ctx.write(async (tx) => {
+    const now = ctx.now();
+    await tx.execute(`UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2`, [now, owner]);
+    if (active.length > 0)
+      // Rows are locked in id order (see flow-writes.ts on lock order).
+      await tx.execute(
+        `UPDATE ${ctx.t.runs} SET lease_expires_at = $1
+         WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($3::text[]) AND lease_owner = $2
+                        AND status = 'running' ORDER BY id FOR UPDATE)`,
+        [now + leaseMs, owner, active],
+      );
+    const rows = await tx.select<{ id: string }>(
+      // In creation order, as the SQLite store lists them.
+      `SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $1 AND status = 'running' ORDER BY created_seq`,
+      [owner],
+    );
+    return rows.map((r) => r.id);
+  });
+}
+
+/**
+ * Requeues the runs the `pick` query selects (`id`, `lease_owner`, and the `sort` key; locked in id
+ * order). The lease owner returned is the one the lock saw, so a run another process recovered or
+ * finished meanwhile is not reported twice. Results and events follow `sort`, the order in which
+ * the SQLite store finds them.
+ */
+async function requeue(
+  ctx: PgContext,
+  tx: Tx,
+  pick: string,
+  values: unknown[],
+  reason: 'expired' | 'owner_gone' | 'released',
+): Promise<RecoveredRun[]> {
+  const now = ctx.now();
+  const rows = await tx.select<{ id: string; previous_owner: string }>(
+    `WITH picked AS (${pick}),
+     requeued AS (
+       UPDATE ${ctx.t.runs} r SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+       FROM picked WHERE r.id = picked.id
+       RETURNING r.id, picked.lease_owner AS previous_owner, picked.sort)
+     SELECT id, previous_owner FROM requeued ORDER BY sort`,
+    [now, ...values],
+  );
+  await ctx.appendEvents(
+    tx,
+    rows.flatMap((r) => [
+      newEvent(r.id, 'lease:recovered', { previousOwner: r.previous_owner, reason }),
+      newEvent(r.id, 'run:queued', { reason: reason === 'released' ? 'released' : 'lease_recovered' }),
+    ]),
+  );
+  return rows.map((r) => ({ runId: r.id, previousOwner: r.previous_owner }));
+}
+
+export function recoverExpiredLeases(ctx: PgContext): Promise<RecoveredRun[]> {
+  // SKIP LOCKED: a run locked right now is being written by its owner or recovered by another
+  // process; the next pass looks at it again.
+  return ctx.write((tx) =>
+    requeue(
+      ctx,
+      tx,
+      `SELECT id, lease_owner, ARRAY[lease_expires_at, created_seq] AS sort FROM ${ctx.t.runs}
+       WHERE status = 'running' AND lease_expires_at <= $1 ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED`,
+      [],
+      'expired',
+    ),
+  );
+}
+
+export function releaseOwners(
+  ctx: PgContext,
+  owners: readonly string[],
+  reason: 'owner_gone' | 'released',
+): Promise<RecoveredRun[]> {
+  if (owners.length === 0) return Promise.resolve([]);
+  return ctx.write((tx) =>
+    requeue(
+      ctx,
+      tx,
+      `SELECT id, lease_owner, ARRAY[created_seq] AS sort FROM ${ctx.t.runs}
+       WHERE status = 'running' AND lease_owner = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+      [owners],
+      reason,
+    ),
+  );
+}
+
+export function registerWorker(ctx: PgContext, w: WorkerRecord): Promise<void> {
+  return ctx.write(async (tx) => {
+    await tx.execute(
+      `INSERT INTO ${ctx.t.workers} (id, host, pid, process_start, started_at, heartbeat_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid,
+         process_start = EXCLUDED.process_start, started_at = EXCLUDED.started_at,
+         heartbeat_at = EXCLUDED.heartbeat_at`,
+      [w.id, w.host, w.pid, w.processStart, w.startedAt, w.heartbeatAt],
+    );
+  });
+}
+
+export async function listWorkers(ctx: PgContext, host?: string): Promise<WorkerRecord[]> {
+  const rows =
+    host === undefined
+      ? await ctx.read(`SELECT * FROM ${ctx.t.workers} ORDER BY started_at, id`)
+      : await ctx.read(`SELECT * FROM ${ctx.t.workers} WHERE host = $1 ORDER BY started_at, id`, [host]);
+  return (rows as Parameters<typeof toWorker>[0][]).map(toWorker);
+}
+
+export function removeWorkers(ctx: PgContext, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return Promise.resolve();
+  return ctx.write(async (tx) => {
+    await tx.execute(`DELETE FROM ${ctx.t.workers} WHERE id = ANY($1::text[])`, [ids]);
+  });
+}

@@ -1,0 +1,125 @@
+/** Effects written with run changes (timers, deliveries), and the delivery queue of the Postgres store. */
+import type { DeliveryRecord, Effects } from '../records.ts';
+import { json, parseJson } from '../sqlite/rows.ts';
+import type { Store } from '../store.ts';
+import type { PgContext } from './pg-context.ts';
+import type { Tx } from './write-queue.ts';
+
+/** Writes a timer, replacing one with the same id (SQLite's INSERT OR REPLACE). */
+export const UPSERT_TIMER = (table: string) =>
+  `INSERT INTO ${table} (id, run_id, kind, due_at, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+   ON CONFLICT (id) DO UPDATE SET run_id = EXCLUDED.run_id, kind = EXCLUDED.kind, due_at = EXCLUDED.due_at,
+     payload = EXCLUDED.payload, created_at = EXCLUDED.created_at`;
+
+/** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */
+export async function writeEffects(ctx: PgContext, tx: Tx, effects: Effects | undefined): Promise<void> {
+  if (!effects) return;
+  const now = ctx.now();
+  for (const t of effects.timers ?? [])
+    await tx.execute(UPSERT_TIMER(ctx.t.timers), [
+      t.id,
+      t.runId,
+      t.kind,
+      t.dueAt,
+      json(t.payload),
+      t.createdAt,
+    ]);
+  if (effects.cancelTimers?.length)
+    await tx.execute(`DELETE FROM ${ctx.t.timers} WHERE id = ANY($1::text[])`, [effects.cancelTimers]);
+  for (const d of effects.deliveries ?? [])
+    await tx.execute(
+      `INSERT INTO ${ctx.t.deliveries} (id, run_id, kind, channel, target, payload, idempotency_key, status,
+         attempts, next_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8) ON CONFLICT (idempotency_key) DO NOTHING`,
+      [d.id, d.runId, d.kind, d.channel, json(d.target), json(d.payload), d.idempotencyKey, now],
+    );
+}
+
+interface DeliveryRow {
+  id: string;
+  run_id: string;
+  kind: DeliveryRecord['kind'];
+  channel: string;
+  target: string;
+  payload: string;
+  idempotency_key: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+function toDelivery(r: DeliveryRow): DeliveryRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    kind: r.kind,
+    channel: r.channel,
+    target: parseJson(r.target, {}) as Record<string, unknown>,
+    payload: parseJson(r.payload, {}) as Record<string, unknown>,
+    idempotencyKey: r.idempotency_key,
+    status: r.status,
+    attempts: r.attempts,
+    nextAt: r.next_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+/** SKIP LOCKED: senders in other processes taking deliveries at the same moment get the others. */
+export function takeDueDeliveries(
+  ctx: PgContext,
+  limit: number,
+  visibilityMs: number,
+): Promise<DeliveryRecord[]> {
+  return ctx.write(async (tx) => {
+    const now = ctx.now();
+    const rows = await tx.select<DeliveryRow>(
+      `UPDATE ${ctx.t.deliveries} SET attempts = attempts + 1, next_at = $1
+       WHERE id IN (SELECT id FROM ${ctx.t.deliveries} WHERE status = 'pending' AND next_at <= $2
+                    ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [now + visibilityMs, now, Math.max(0, limit)],
+    );
+    return rows
+      .map(toDelivery)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  });
+}
+
+export function settleDelivery(
+  ctx: PgContext,
+  id: string,
+  outcome: Parameters<Store['settleDelivery']>[1],
+): Promise<void> {
+  return ctx.write(async (tx) => {
+    const now = ctx.now();
+    if (outcome.status === 'delivered')
+      await tx.execute(
+        `UPDATE ${ctx.t.deliveries} SET status = 'delivered', delivered_at = $1, last_error = NULL WHERE id = $2`,
+        [now, id],
+      );
+    else if (outcome.status === 'failed')
+      await tx.execute(`UPDATE ${ctx.t.deliveries} SET status = 'failed', last_error = $1 WHERE id = $2`, [
+        outcome.error,
+        id,
+      ]);
+    else
+      await tx.execute(`UPDATE ${ctx.t.deliveries} SET next_at = $1, last_error = $2 WHERE id = $3`, [
+        outcome.retryAt,
+        outcome.error,
+        id,
+      ]);
+  });
+}
+
+export async function listDeliveries(ctx: PgContext, runId: string): Promise<DeliveryRecord[]> {
+  const rows = await ctx.read<DeliveryRow>(
+    `SELECT * FROM ${ctx.t.deliveries} WHERE run_id = $1 ORDER BY created_at, id`,
+    [runId],
+  );
+  return rows.map(toDelivery);
+}

@@ -1,0 +1,8 @@
+/** The scale-out Postgres store (node-postgres, one schema per store, group commit, SKIP LOCKED claims). */
+export { listPostgresMigrations } from './migrate.ts';
+export {
+  DEFAULT_SCHEMA,
+  openPostgresStore,
+  PostgresStore,
+  type PostgresStoreOptions,
+} from './postgres-store.ts';

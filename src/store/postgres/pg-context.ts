@@ -1,0 +1,169 @@
+/** Shared plumbing of the Postgres store: the pool, the write queue, fencing and events. */
+import type pg from 'pg';
+import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
+import type { Clock } from '../../time/index.ts';
+import type { Fence } from '../records.ts';
+import { json, type RunRow } from '../sqlite/rows.ts';
+import type { EventListener } from '../store.ts';
+import { LOCK_EVENTS, quoteIdent, select, type Tables } from './sql.ts';
+import { PgWriteQueue, type Tx, type WriteOp, type WriteScope } from './write-queue.ts';
+
+export class PgContext {
+  readonly queue: PgWriteQueue;
+  private readonly listeners = new Set<EventListener>();
+  // A run's root never changes, so it can be cached forever (bounded to keep memory flat).
+  private readonly roots = new Map<string, string>();
+  /** The events id sequence, as a regclass literal passed as a parameter. */
+  private readonly eventsSequence: string;
+
+  constructor(
+    readonly pool: pg.Pool,
+    readonly t: Tables,
+    readonly clock: Clock,
+    readonly defaultTtlMs: number,
+  ) {
+    this.eventsSequence = `${quoteIdent(t.schema)}.events_id_seq`;
+    this.queue = new PgWriteQueue(
+      pool,
+      (client, scopes) => this.flushEvents(client, scopes),
+      (events) => this.publish(events),
+    );
+  }
+
+  write<T>(op: WriteOp<T>): Promise<T> {
+    return this.queue.run(op);
+  }
+
+  /** A read outside any transaction (it sees what has committed). */
+  read<R>(text: string, values: unknown[] = []): Promise<R[]> {
+    return select<R>(this.pool, text, values);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  onEvents(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private publish(events: BatonEvent[]): void {
+    for (const l of this.listeners) {
+      try {
+        l(events);
+      } catch {
+        // A listener's bug must not break the writer that committed.
+      }
+    }
+  }
+
+  rememberRoot(runId: string, rootId: string): void {
+    if (this.roots.size > 50_000) this.roots.clear();
+    this.roots.set(runId, rootId);
+  }
+
+  cachedRoot(runId: string): string | undefined {
+    return this.roots.get(runId);
+  }
+
+  forgetRoots(): void {
+    this.roots.clear();
+  }
+
+  /** Queues events in the write's scope; they are stored, with their ids, when the batch commits. */
+  async appendEvents(tx: Tx, events: readonly NewEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const known = (id: string) => tx.scope.roots.get(id) ?? this.roots.get(id);
+    const unknown = [...new Set(events.map((e) => e.runId).filter((id) => known(id) === undefined))];
+    if (unknown.length > 0) {
+      const rows = await tx.select<{ id: string; root_id: string }>(
+        `SELECT id, root_id FROM ${this.t.runs} WHERE id = ANY($1::text[])`,
+        [unknown],
+      );
+      for (const r of rows) this.rememberRoot(r.id, r.root_id);
+    }
+    const at = this.now();
+    for (const event of events) {
+      const rootId = known(event.runId);
+      if (rootId === undefined)
+        throw new BatonError('RUN_NOT_FOUND', `no run with id ${event.runId}`, {
+          data: { runId: event.runId },
+        });
+      tx.scope.events.push({ event, rootId, at, text: json(event.data) });
+    }
+  }
+
+  /**
+   * Inserts the batch's events right before COMMIT. Event ids must grow in commit order, or a
+   * reader paging with `afterId` skips an event whose transaction committed after a later id's:
+   * the ids are drawn under an advisory lock (one per schema) held until COMMIT, so transactions
+   * that append events take their ids one after another. The lock is taken last and nothing that
+   * waits on another lock follows it, so it cannot deadlock; transactions without events skip it.
+   */
+  private async flushEvents(client: pg.PoolClient, scopes: readonly WriteScope[]): Promise<void> {
+    const pending = scopes.flatMap((s) => s.events);
+    if (pending.length === 0) return;
+    await select(client, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_EVENTS, this.t.schema]);
+    // One contiguous block of ids, reserved while the lock is held, numbered in append order.
+    const rows = await select<{ id: number }>(
+      client,
+      `WITH block AS (SELECT setval($1::regclass, nextval($1::regclass) + $2 - 1) AS last)
+       INSERT INTO ${this.t.events} (id, run_id, root_id, type, at, data)
+       SELECT block.last - $2 + e.n, e.run_id, e.root_id, e.type, e.at, e.data
+       FROM block, unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[])
+         WITH ORDINALITY AS e(run_id, root_id, type, at, data, n)
+       RETURNING id`,
+      [
+        this.eventsSequence,
+        pending.length,
+        pending.map((p) => p.event.runId),
+        pending.map((p) => p.rootId),
+        pending.map((p) => p.event.type),
+        pending.map((p) => p.at),
+        pending.map((p) => p.text),
+      ],
+    );
+    let id = rows.reduce((min, r) => Math.min(min, r.id), Number.POSITIVE_INFINITY);
+    for (const scope of scopes)
+      for (const p of scope.events)
+        scope.appended.push({
+          id: id++,
+          runId: p.event.runId,
+          rootId: p.rootId,
+          type: p.event.type,
+          at: p.at,
+          data: p.event.data,
+        });
+  }
+
+  /**
+   * Throws LEASE_LOST unless the run is running under this token. Touches updated_at, which also
+   * locks the row until COMMIT: no claim or recovery can take the run while this write is applied.
+   */
+  async checkFence(tx: Tx, fence: Fence): Promise<void> {
+    const changed = await tx.execute(
+      `UPDATE ${this.t.runs} SET updated_at = $1 WHERE id = $2 AND lease_token = $3 AND status = 'running'`,
+      [this.now(), fence.runId, fence.token],
+    );
+    if (changed === 1) return;
+    const [row] = await tx.select<Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'>>(
+      `SELECT status, lease_token, lease_owner FROM ${this.t.runs} WHERE id = $1`,
+      [fence.runId],
+    );
+    throw fenceError(fence, row);
+  }
+}
+
+export function fenceError(
+  fence: Fence,
+  row: Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'> | undefined,
+): BatonError {
+  if (!row)
+    return new BatonError('RUN_NOT_FOUND', `no run with id ${fence.runId}`, { data: { runId: fence.runId } });
+  return new BatonError(
+    'LEASE_LOST',
+    `lease on run ${fence.runId} is no longer held (token ${fence.token}; the run is ${row.status} with token ${row.lease_token}${row.lease_owner ? ` held by ${row.lease_owner}` : ''})`,
+    { data: { runId: fence.runId, token: fence.token, currentToken: row.lease_token, status: row.status } },
+  );
+}

@@ -1,0 +1,329 @@
+/**
+ * Baton's scale-out store: one Postgres database shared by many worker processes on many machines.
+ * Each store keeps its tables in one schema (default `baton`). Writes are grouped into transactions
+ * in issue order (see write-queue.ts); claims use FOR UPDATE SKIP LOCKED; leases carry fencing
+ * tokens; event ids grow in commit order. Times come only from the injected clock, never from the
+ * database server's now().
+ */
+import pg from 'pg';
+import type { BatonEvent, NewEvent } from '../../core/index.ts';
+import { BatonError } from '../../core/index.ts';
+import { type Clock, systemClock } from '../../time/index.ts';
+import type {
+  Effects,
+  Fence,
+  NewRun,
+  RunRecord,
+  StepRecord,
+  StoredCheckpoint,
+  TimerRecord,
+  WorkerRecord,
+} from '../records.ts';
+import { type RunRow, toRun } from '../sqlite/rows.ts';
+import { DEFAULT_TTL_MS } from '../sqlite/sqlite-context.ts';
+import type {
+  ClaimRequest,
+  EventListener,
+  EventQuery,
+  RunPatch,
+  RunQuery,
+  Store,
+  SweepResult,
+  TransitionGuard,
+} from '../store.ts';
+import * as attempts from './attempt-writes.ts';
+import * as claims from './claims.ts';
+import * as deliveries from './deliveries.ts';
+import { migrate, openError } from './migrate.ts';
+import { PgContext } from './pg-context.ts';
+import * as runs from './run-writes.ts';
+import { tablesOf } from './sql.ts';
+import * as timers from './timers-and-sweep.ts';
+
+export interface PostgresStoreOptions {
+  /** Where the database is, e.g. `postgres://baton@db:5432/baton`. Give this or `pool`. */
+  connectionString?: string;
+  /** A pool the application owns; the store uses it and leaves it open on close. */
+  pool?: pg.Pool;
+  /** The schema holding Baton's tables; created on first open. @default 'baton' */
+  schema?: string;
+  /** @default systemClock */
+  clock?: Clock;
+  /** How long finished runs are kept when they carry no TTL of their own. @default 24 h */
+  defaultTtlMs?: number;
+  /** Connections in the pool the store creates (one writes at a time; the rest serve reads). @default 10 */
+  maxConnections?: number;
+}
+
+export const DEFAULT_SCHEMA = 'baton';
+
+export class PostgresStore implements Store {
+  readonly dialect = 'postgres' as const;
+  readonly location: string;
+  readonly schema: string;
+  private readonly ctx: PgContext;
+  private readonly ownsPool: boolean;
+  /** Settles when the schema is migrated; every operation waits for it. */
+  private readonly ready: Promise<void>;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: PostgresStoreOptions) {
+    if (!options.pool && !options.connectionString)
+      throw new BatonError('INVALID_OPTION', 'a Postgres store needs a connectionString or a pool');
+    this.schema = options.schema ?? DEFAULT_SCHEMA;
+    if (this.schema.length === 0 || this.schema.length > 63)
+      throw new BatonError('INVALID_OPTION', `schema must be 1 to 63 characters, got "${this.schema}"`);
+    this.ownsPool = !options.pool;
+    const pool =
+      options.pool ??
+      new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
+    if (this.ownsPool) pool.on('error', () => {});
+    this.location = describe(options.connectionString, pool);
+    const clock = options.clock ?? systemClock;
+    this.ctx = new PgContext(pool, tablesOf(this.schema), clock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
+    this.ready = migrate(pool, this.ctx.t, clock.now(), this.location).catch((err: unknown) => {
+      throw err instanceof BatonError ? err : openError(this.location, this.schema, err);
+    });
+    // Reported by open() and by every operation; this only keeps it from counting as unhandled.
+    this.ready.catch(() => {});
+  }
+
+  /** The pool, for db_query references and tools that read Baton's tables (schema-qualified). */
+  get pool(): pg.Pool {
+    return this.ctx.pool;
+  }
+
+  /** Group-commit figures: how many commits and the largest batch so far. */
+  get commitStats() {
+    return { commits: this.ctx.queue.commits, maxBatch: this.ctx.queue.maxBatch };
+  }
+
+  /** Resolves once the schema is ready; rejects (STORE_INVALID) if it cannot be opened. */
+  async open(): Promise<this> {
+    await this.ready;
+    return this;
+  }
+
+  /** Runs an operation once the schema is ready, refusing it after close and tracking it until done. */
+  private op<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed)
+      return Promise.reject(new BatonError('STORE_CLOSED', `the store at ${this.location} is closed`));
+    const p = this.ready.then(fn);
+    this.inflight.add(p);
+    const forget = () => this.inflight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  createRuns(list: readonly NewRun[], events: readonly NewEvent[], effects?: Effects) {
+    return this.op(() => runs.createRuns(this.ctx, list, events, effects));
+  }
+
+  getRun(id: string) {
+    return this.op(() => runs.getRun(this.ctx, id));
+  }
+
+  listRuns(q: RunQuery = {}): Promise<RunRecord[]> {
+    return this.op(async () => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const param = (value: unknown) => `$${params.push(value)}`;
+      if (q.parentId !== undefined) where.push(`parent_id = ${param(q.parentId)}`);
+      else if (q.topLevel ?? true) where.push('parent_id IS NULL');
+      if (q.status !== undefined) where.push(`status = ${param(q.status)}`);
+      if (q.name !== undefined) where.push(`name = ${param(q.name)}`);
+      if (q.beforeId !== undefined) where.push(`id < ${param(q.beforeId)}`);
+      const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
+      const limit = param(Math.min(Math.max(1, q.limit ?? 100), 10_000));
+      const rows = await this.ctx.read<RunRow>(
+        `SELECT * FROM ${this.ctx.t.runs} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT ${limit}`,
+        params,
+      );
+      return rows.map(toRun);
+    });
+  }
+
+  transition(
+    runId: string,
+    patch: RunPatch,
+    events: readonly NewEvent[],
+    guard?: TransitionGuard,
+    effects?: Effects,
+  ) {
+    return this.op(() => runs.transition(this.ctx, runId, patch, events, guard, effects));
+  }
+
+  transitionAll(
+    changes: ReadonlyArray<{
+      runId: string;
+      patch: RunPatch;
+      events: readonly NewEvent[];
+      guard?: TransitionGuard;
+    }>,
+  ) {
+    return this.op(() => runs.transitionAll(this.ctx, changes));
+  }
+
+  countRuns(): Promise<Record<string, number>> {
+    return this.op(async () => {
+      const rows = await this.ctx.read<{ status: string; n: number }>(
+        `SELECT status, count(*) AS n FROM ${this.ctx.t.runs} GROUP BY status`,
+      );
+      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    });
+  }
+
+  claimRuns(request: ClaimRequest) {
+    return this.op(() => claims.claimRuns(this.ctx, request));
+  }
+
+  heartbeat(owner: string, leaseMs: number, active: readonly string[]) {
+    return this.op(() => claims.heartbeat(this.ctx, owner, leaseMs, active));
+  }
+
+  recoverExpiredLeases() {
+    return this.op(() => claims.recoverExpiredLeases(this.ctx));
+  }
+
+  releaseOwners(owners: readonly string[], reason: 'owner_gone' | 'released') {
+    return this.op(() => claims.releaseOwners(this.ctx, owners, reason));
+  }
+
+  registerWorker(worker: WorkerRecord) {
+    return this.op(() => claims.registerWorker(this.ctx, worker));
+  }
+
+  listWorkers(host?: string) {
+    return this.op(() => claims.listWorkers(this.ctx, host));
+  }
+
+  removeWorkers(ids: readonly string[]) {
+    return this.op(() => claims.removeWorkers(this.ctx, ids));
+  }
+
+  recordStep(fence: Fence, step: Omit<StepRecord, 'runId' | 'createdAt'>, events: readonly NewEvent[]) {
+    return this.op(() => attempts.recordStep(this.ctx, fence, step, events));
+  }
+
+  getSteps(runId: string) {
+    return this.op(() => attempts.getSteps(this.ctx, runId));
+  }
+
+  saveCheckpoint(
+    fence: Fence,
+    cp: Omit<StoredCheckpoint, 'runId' | 'seq' | 'createdAt'>,
+    events: readonly NewEvent[],
+  ) {
+    return this.op(() => attempts.saveCheckpoint(this.ctx, fence, cp, events));
+  }
+
+  getLastCheckpoint(runId: string) {
+    return this.op(() => attempts.getLastCheckpoint(this.ctx, runId));
+  }
+
+  listCheckpoints(runId: string) {
+    return this.op(() => attempts.listCheckpoints(this.ctx, runId));
+  }
+
+  addPartial(fence: Fence, attempt: number, findings: readonly unknown[], events: readonly NewEvent[]) {
+    return this.op(() => attempts.addPartial(this.ctx, fence, attempt, findings, events));
+  }
+
+  listPartials(runId: string) {
+    return this.op(() => attempts.listPartials(this.ctx, runId));
+  }
+
+  appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]> {
+    return this.op(() =>
+      this.ctx.write(async (tx) => {
+        if (fence) await this.ctx.checkFence(tx, fence);
+        await this.ctx.appendEvents(tx, events);
+        // Filled with ids when the batch commits, before this write resolves.
+        return tx.scope.appended;
+      }),
+    );
+  }
+
+  readEvents(query: EventQuery) {
+    return this.op(() => timers.readEvents(this.ctx, query));
+  }
+
+  onEvents(listener: EventListener) {
+    return this.ctx.onEvents(listener);
+  }
+
+  addTimer(timer: TimerRecord) {
+    return this.op(() => timers.addTimer(this.ctx, timer));
+  }
+
+  takeDueTimers(limit: number) {
+    return this.op(() => timers.takeDueTimers(this.ctx, limit));
+  }
+
+  cancelTimers(ids: readonly string[]) {
+    return this.op(() => timers.cancelTimers(this.ctx, ids));
+  }
+
+  nextWakeAt() {
+    return this.op(() => timers.nextWakeAt(this.ctx));
+  }
+
+  takeDueDeliveries(limit: number, visibilityMs: number) {
+    return this.op(() => deliveries.takeDueDeliveries(this.ctx, limit, visibilityMs));
+  }
+
+  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1]) {
+    return this.op(() => deliveries.settleDelivery(this.ctx, id, outcome));
+  }
+
+  listDeliveries(runId: string) {
+    return this.op(() => deliveries.listDeliveries(this.ctx, runId));
+  }
+
+  sweep(): Promise<SweepResult> {
+    return this.op(() => timers.sweep(this.ctx));
+  }
+
+  /** Refuses new work, waits for what is in flight (queued writes commit), then ends an owned pool. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      await Promise.allSettled([this.ready, ...this.inflight]);
+      await this.ctx.queue.idle();
+      if (this.ownsPool) await this.ctx.pool.end();
+    })();
+    return this.closing;
+  }
+}
+
+/** Opens (and migrates) a Postgres store; rejects with STORE_INVALID if the schema cannot be used. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const store = new PostgresStore(options);
+  try {
+    return await store.open();
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+}
+
+/** The connection string without its password (or the pool's settings), for messages. */
+function describe(connectionString: string | undefined, pool: pg.Pool): string {
+  if (connectionString) {
+    try {
+      const url = new URL(connectionString);
+      url.password = '';
+      url.searchParams.delete('password');
+      return url.toString();
+    } catch {
+      return connectionString.replace(/password\s*=\s*\S+/gi, 'password=***');
+    }
+  }
+  const o = pool.options as pg.PoolConfig;
+  if (o.connectionString) return describe(o.connectionString, pool);
+  const user = o.user ? `${o.user}@` : '';
+  return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
+}
