@@ -14,7 +14,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { conformancePath } from '../../test/shared-dir.ts';
+import { conformancePath } from '../../test/conformance-path.ts';
 import { ManualClock } from '../time/index.ts';
 import { JsonPathEvaluator } from './jsonpath-query.ts';
 import { createResolver } from './resolver.ts';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { conformancePath } from '../../test/shared-dir.ts';
+import { conformancePath } from '../../test/conformance-path.ts';
 import { parseSchedule } from './index.ts';
 
 /**
- * The public date-time corpora in /work/shared/conformance/datetime (see SOURCE.md there). Their
+ * The public date-time corpora in test/conformance/datetime (see SOURCE.md there). Their
  * reference and expected values are floating wall-clock times, so both are read in one fixed zone.
  */
 
