@@ -8,7 +8,7 @@ import { hasReferences } from '../refs/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
 import { escalate } from './decisions.ts';
-import { parseTaskInput, type TaskDefinition } from './define-task.ts';
+import { parseTaskInput } from './define-task.ts';
 import type { Engine } from './engine.ts';
 import { fetchReference } from './fetch-reference.ts';
 import {
