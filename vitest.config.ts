@@ -1,11 +1,30 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two lanes. `fast`: unit and store-contract tests beside the code — no child processes, no
+ * browser, no package install (`npm run test:fast`, the lane to run while working, and the lane CI
+ * repeats on Node 22 and 24). `e2e`: everything that starts real processes — the CLI, crash and
+ * chaos tests, the demo, the HTTP checklist, the installed package. `npm test` runs both.
+ *
+ * A test beside the code that must start processes is named `*.process.test.ts` and runs in `e2e`.
+ */
+const PROCESS_TESTS = 'src/**/*.process.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Crash and HTTP tests spawn real processes; give them room on a 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['src/**/*.test.ts'], exclude: [PROCESS_TESTS] },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/**/*.test.ts', PROCESS_TESTS] },
+      },
+    ],
   },
 });

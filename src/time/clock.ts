@@ -17,6 +17,12 @@ export interface Clock {
   clearTimer(handle: TimerHandle | undefined): void;
   /** Resolves after `ms`; rejects with the signal's reason if it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * How soon the earliest timer armed through this clock is due (≤ 0: overdue; Infinity: none).
+   * Work that holds the event loop (a commit, a lane's slice) stops before it. A clock whose timers
+   * do not fire by real time (ManualClock) leaves it out: there is no real deadline to protect.
+   */
+  msUntilNextTimer?(): number;
 }
 
 function abortReason(signal: AbortSignal): unknown {

@@ -5,7 +5,7 @@ import type { Clock } from '../../time/index.ts';
 import type { Fence } from '../records.ts';
 import type { EventListener } from '../store.ts';
 import { json, type RunRow } from './rows.ts';
-import { WriteQueue, type WriteScope } from './write-queue.ts';
+import { DEFAULT_SLICE_MS, WriteQueue, type WriteScope } from './write-queue.ts';
 
 /** Runs that finish without a TTL of their own are kept this long. @default 24 h */
 export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +22,15 @@ export class SqliteContext {
     readonly clock: Clock,
     readonly defaultTtlMs: number,
   ) {
-    this.queue = new WriteQueue(db, (events) => this.publish(events));
+    // The slice is measured on the store's clock: under a ManualClock, tests get one commit per
+    // turn however loaded the machine is, instead of a 4 ms wall-clock slice.
+    this.queue = new WriteQueue(
+      db,
+      (events) => this.publish(events),
+      DEFAULT_SLICE_MS,
+      () => clock.msUntilNextTimer?.() ?? Number.POSITIVE_INFINITY,
+      () => clock.monotonic(),
+    );
   }
 
   stmt(sql: string): Database.Statement {

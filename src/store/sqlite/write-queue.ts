@@ -12,7 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { BatonEvent } from '../../core/index.ts';
-import { msUntilNextTimer, sliceBudget } from '../../time/index.ts';
+import { msUntilNextTimer, sliceBudget, systemClock } from '../../time/index.ts';
 
 export interface WriteScope {
   /** Events appended by this write; published only if the whole batch commits. */
@@ -49,6 +49,8 @@ export class WriteQueue {
     private readonly sliceMs = DEFAULT_SLICE_MS,
     /** How soon a timer is due (tests pass their own). */
     private readonly untilNextTimer: () => number = msUntilNextTimer,
+    /** Elapsed time for the slice, from the store's clock: a ManualClock's never runs out. */
+    private readonly monotonic: () => number = () => systemClock.monotonic(),
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
@@ -84,7 +86,7 @@ export class WriteQueue {
   /** Commits one slice of the queue. */
   private flush(): void {
     if (this.pending.length === 0) return;
-    const started = performance.now();
+    const started = this.monotonic();
     const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
     const outcomes: Outcome[] = [];
     const events: BatonEvent[] = [];
@@ -101,7 +103,7 @@ export class WriteQueue {
       do {
         const p = this.pending[taken++] as Pending;
         outcomes.push(this.apply(p, events));
-      } while (taken < this.pending.length && performance.now() - started < budget);
+      } while (taken < this.pending.length && this.monotonic() - started < budget);
       this.commit.run();
       this.commits++;
     } catch (error) {
