@@ -1,3 +1,4 @@
+import { EN_HOLIDAYS } from './holidays.ts';
 import type { DaySpec } from './resolve-moment.ts';
 
 /**
@@ -38,6 +39,8 @@ function date(year: number | undefined, month: number, day: number): DateDay | n
 }
 
 const yearOf = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+/** "26" → 2026: a two-digit year is this century's. */
+const fullYear = (s: string) => (s.length === 2 ? 2000 + Number(s) : Number(s));
 
 export interface DateRule {
   re: RegExp;
@@ -52,13 +55,28 @@ export const DATE_RULES: readonly DateRule[] = [
     read: (m) => date(Number(m[1]), Number(m[3]), Number(m[4])),
   },
   {
-    // 5/15/2018 (month first), 15/5/2018 (day first when the first field cannot be a month)
-    re: /\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/,
+    // 5/15/2018, 3/17/26 (month first), 15/5/2018 (day first when the first field cannot be a month)
+    re: /\b(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})\b/,
     read: (m) => {
       const a = Number(m[1]);
       const b = Number(m[2]);
-      return a > 12 ? date(Number(m[3]), b, a) : date(Number(m[3]), a, b);
+      const year = fullYear(m[3] as string);
+      return a > 12 ? date(year, b, a) : date(year, a, b);
     },
+  },
+  {
+    // 3/17, 31/12 (no year: the next one); 6·18 (China's shopping days are written so)
+    re: /\b(\d{1,2})[/·](\d{1,2})\b(?![/·]|\d)/,
+    read: (m) => {
+      const a = Number(m[1]);
+      const b = Number(m[2]);
+      return a > 12 ? date(undefined, b, a) : date(undefined, a, b);
+    },
+  },
+  {
+    // 9-1 20:00: a month-day with a dash only right before a clock time (else "3-5" is a range)
+    re: /\b(\d{1,2})-(\d{1,2})(?=\s+\d{1,2}:\d{2})/,
+    read: (m) => date(undefined, Number(m[1]), Number(m[2])),
   },
   {
     // 23.04.2022, 23-04-2022 (day first)
@@ -104,36 +122,19 @@ export const DATE_RULES: readonly DateRule[] = [
   },
 ];
 
-const FIXED_HOLIDAYS: ReadonlyArray<[string, number, number]> = [
-  ['christmas\\s+eve|xmas\\s+eve', 12, 24],
-  ['christmas(?:\\s+day)?|xmas', 12, 25],
-  ["new\\s+year'?s?\\s+eve", 12, 31],
-  ["new\\s+year'?s?(?:\\s+day)?", 1, 1],
-  ["valentine'?s?(?:\\s+day)?", 2, 14],
-  ["(?:saint|st\\.?)\\s+patrick'?s?(?:\\s+day)?", 3, 17],
-  ['halloween', 10, 31],
-  ['independence\\s+day', 7, 4],
-];
-const EASTER_DAYS: ReadonlyArray<[string, number]> = [
-  ['easter\\s+monday', 1],
-  ['good\\s+friday', -2],
-  ['easter(?:\\s+sunday)?', 0],
-];
+const HOLIDAY_RES = EN_HOLIDAYS.map(([pattern, rule]) => [new RegExp(`^(?:${pattern})$`), rule] as const);
+const HOLIDAY_NAMES = EN_HOLIDAYS.map(([pattern]) => pattern).join('|');
 
-const whole = (pattern: string) => new RegExp(`^(?:${pattern})$`);
-const FIXED_RES = FIXED_HOLIDAYS.map(([pattern, month, day]) => [whole(pattern), month, day] as const);
-const EASTER_RES = EASTER_DAYS.map(([pattern, offset]) => [whole(pattern), offset] as const);
-const HOLIDAY_NAMES = [...FIXED_HOLIDAYS.map(([n]) => n), ...EASTER_DAYS.map(([n]) => n)].join('|');
-
-/** "christmas", "next easter", "easter monday 2017", "saint patrick 2020". */
+/** "christmas", "next easter", "easter monday 2017", "thanksgiving day 2026", "mlk day". */
 export const HOLIDAY_RULE: DateRule = {
-  re: new RegExp(`\\b(?:(?:next|following|this|coming)\\s+)?(${HOLIDAY_NAMES})\\b(?:\\s*(\\d{4})\\b)?`),
+  re: new RegExp(
+    `\\b(?:(?:next|following|this|coming)\\s+)?(${HOLIDAY_NAMES})(?![a-z])(?:,?\\s*(\\d{4})\\b)?`,
+  ),
   read: (m) => {
     const name = m[1] as string;
     const year = yearOf(m[2]);
-    for (const [re, month, day] of FIXED_RES) if (re.test(name)) return date(year, month, day);
-    for (const [re, offset] of EASTER_RES)
-      if (re.test(name)) return { kind: 'easter', offset, ...(year === undefined ? {} : { year }) };
+    for (const [re, rule] of HOLIDAY_RES)
+      if (re.test(name)) return { kind: 'holiday', rule, ...(year === undefined ? {} : { year }) };
     return null;
   },
 };

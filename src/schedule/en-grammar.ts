@@ -1,5 +1,5 @@
 import { isClockDuration, toLuxon } from './duration-parts.ts';
-import { DATE_RULES, HOLIDAY_RULE } from './en-dates.ts';
+import { DATE_RULES, HOLIDAY_RULE, MONTH, monthNumber } from './en-dates.ts';
 import { DURATION_SOURCE, type EnglishDuration, readEnglishDuration } from './en-duration.ts';
 import { normalizeEnglish } from './en-normalize.ts';
 import { NEGATIVE_OFFSET, type Reading } from './reading.ts';
@@ -22,12 +22,14 @@ const FILLER =
 
 interface State {
   spec: MomentSpec;
-  weekday?: { weekday: number; week?: number; afterToday?: boolean };
+  weekday?: { weekday: number; week?: number; afterToday?: boolean; plusWeeks?: number };
   fromNow?: EnglishDuration;
   anchored?: boolean;
   year?: number;
   /** Parts read from lone numbers only ("5", "2 2") are too ambiguous to stand alone. */
   loneParts?: number;
+  /** "this time tomorrow": the day's time is the reference's, so a day must be named. */
+  sameTime?: boolean;
 }
 
 interface Rule {
@@ -61,6 +63,9 @@ function setTime(
   clock24?: boolean,
 ): boolean {
   if (s.spec.time || hour > 24 || minute > 59 || second > 59) return false;
+  // "14pm", "0am" are not times; "24:30" neither (24 only as 24:00, the coming midnight).
+  if (meridiem && (hour < 1 || hour > 12)) return false;
+  if (hour === 24 && (minute > 0 || second > 0)) return false;
   s.spec.time = { hour, minute, second, ...(meridiem ? { meridiem: meridiem as 'am' | 'pm' } : {}) };
   if (clock24 && !meridiem) s.spec.time.clock24 = true;
   return true;
@@ -78,7 +83,75 @@ const LONE_NUMBER: Rule = {
 
 const MONTH_OFFSET: Readonly<Record<string, number>> = { this: 0, next: 1, following: 1 };
 
+const NTH = '(?:([1-5])(?:st|nd|rd|th)|(last))';
+const OF_MONTH = `(?:of|in)\\s+(?:the\\s+)?(?:(next|this|following)\\s+month|(month)|(${MONTH}))`;
+
+function ofMonth(m: RegExpExecArray, at: number): { monthOffset?: number; month?: number } | null {
+  if (m[at]) return { monthOffset: MONTH_OFFSET[m[at] as string] as number };
+  if (m[at + 1]) return {};
+  if (m[at + 2]) {
+    const month = monthNumber(m[at + 2] as string);
+    return month === null ? null : { month };
+  }
+  return null;
+}
+
+/**
+ * Zones said after a clock time. Abbreviations that name two zones (CST, IST, BST) are not read,
+ * so the expression is refused rather than guessed.
+ */
+const ZONES: Readonly<Record<string, string>> = {
+  utc: 'UTC',
+  gmt: 'UTC',
+  z: 'UTC',
+  et: 'America/New_York',
+  est: 'UTC-5',
+  edt: 'UTC-4',
+  ct: 'America/Chicago',
+  cdt: 'UTC-5',
+  mt: 'America/Denver',
+  mst: 'UTC-7',
+  mdt: 'UTC-6',
+  pt: 'America/Los_Angeles',
+  pst: 'UTC-8',
+  pdt: 'UTC-7',
+  cet: 'UTC+1',
+  cest: 'UTC+2',
+  jst: 'UTC+9',
+  kst: 'UTC+9',
+  hkt: 'UTC+8',
+  sgt: 'UTC+8',
+  aest: 'UTC+10',
+};
+const ZONE_RE = new RegExp(
+  `(?<=\\d|[ap]m|noon|midnight)\\s*(?:\\(\\s*)?\\b(${Object.keys(ZONES).join('|')})\\b(?:\\s*\\))?`,
+);
+
 const RULES: readonly Rule[] = [
+  {
+    re: ZONE_RE,
+    apply: (m, s) => {
+      s.spec.zone = ZONES[m[1] as string];
+      return true;
+    },
+  },
+  {
+    // "the day after thanksgiving", "the day before christmas eve", "the day after june 3rd"
+    re: /\bthe\s+day\s+(after|before)\s+(?!tomorrow\b|yesterday\b)(?=[a-z0-9])/,
+    apply: (m, s) => {
+      if (s.spec.shift) return false;
+      s.spec.shift = { days: m[1] === 'after' ? 1 : -1 };
+      s.anchored = true;
+      return true;
+    },
+  },
+  {
+    re: /\b(?:at\s+)?(?:this|the\s+same|same)\s+time\b/,
+    apply: (_, s) => {
+      s.sameTime = true;
+      return true;
+    },
+  },
   {
     re: new RegExp(`(${D})\\s+(from|after|before)\\s+(?!now\\b)`),
     apply: (m, s) => {
@@ -129,17 +202,35 @@ const RULES: readonly Rule[] = [
     (rule): Rule => ({ re: rule.re, apply: (m, s) => setDay(s, rule.read(m) ?? undefined) }),
   ),
   {
-    re: new RegExp(
-      `\\b(?:the\\s+)?([1-5])(?:st|nd|rd|th)\\s+${WD}(?:\\s+(?:of|in)\\s+(?:the\\s+)?(next|this|following)\\s+month)?`,
-    ),
+    // "the second tuesday of next month", "last friday of march", "the first friday of the month"
+    re: new RegExp(`\\b(?:the\\s+)?${NTH}\\s+${WD}\\s+${OF_MONTH}`),
     apply: (m, s) => {
-      const offset = m[3] ? { monthOffset: MONTH_OFFSET[m[3]] as number } : {};
-      return setDay(s, {
-        kind: 'nthWeekday',
-        n: Number(m[1]),
-        weekday: weekdayOf(m[2] as string),
-        ...offset,
-      });
+      const month = ofMonth(m, 4);
+      if (!month) return false;
+      const n = m[2] ? -1 : Number(m[1]);
+      return setDay(s, { kind: 'nthWeekday', n, weekday: weekdayOf(m[3] as string), ...month });
+    },
+  },
+  {
+    // "the 2nd friday", "first monday": this month's, or next month's when it is past
+    re: new RegExp(`\\b(?:the\\s+)?([1-5])(?:st|nd|rd|th)\\s+${WD}`),
+    apply: (m, s) => setDay(s, { kind: 'nthWeekday', n: Number(m[1]), weekday: weekdayOf(m[2] as string) }),
+  },
+  {
+    // "the last day of the month", "the last day of next month", "the last day of february"
+    re: new RegExp(`\\b(?:the\\s+)?last\\s+day\\s+${OF_MONTH}`),
+    apply: (m, s) => {
+      const month = ofMonth(m, 1);
+      return month !== null && setDay(s, { kind: 'monthEnd', ...month });
+    },
+  },
+  {
+    // "the friday after next": the next one but one
+    re: new RegExp(`\\b(?:the\\s+)?${WD}\\s+after\\s+next\\b`),
+    apply: (m, s) => {
+      if (s.weekday) return false;
+      s.weekday = { weekday: weekdayOf(m[1] as string), afterToday: true, plusWeeks: 1 };
+      return true;
     },
   },
   {
@@ -223,6 +314,15 @@ function weekdayIn(s: State, word: string, which: string): boolean {
   return true;
 }
 
+/** "tomorrow morning at 8pm", "tonight at 9am" contradict themselves; "tonight at 1am" does not. */
+function agrees(time: NonNullable<MomentSpec['time']>, daypart: Daypart): boolean {
+  if (!time.meridiem) return true;
+  const h = time.hour;
+  if (time.meridiem === 'pm') return daypart !== 'morning' || h === 12;
+  if (daypart === 'night' || daypart === 'midnight') return h === 12 || h < 5;
+  return daypart === 'morning';
+}
+
 function dayOfMonth(s: State, day: number): boolean {
   if (day < 1 || day > 31) return false;
   return setDay(s, { kind: 'date', day });
@@ -230,7 +330,7 @@ function dayOfMonth(s: State, day: number): boolean {
 
 const NOW = /^(?:right\s+)?now$|^(?:immediately|asap|as soon as possible|right away|straight away)$/;
 const NEGATIVE = new RegExp(`(?:^|\\s)(?:in\\s+)?(?:-|−|minus\\s+)\\s*(?=${D})`);
-const AGO = new RegExp(`(${D})\\s+ago\\b`);
+const AGO = new RegExp(`^(${D})\\s+ago$`);
 const BARE = new RegExp(`^(?:for\\s+)?(${D})$`);
 
 function finish(s: State): Reading | null {
@@ -251,10 +351,19 @@ function finish(s: State): Reading | null {
     }
   }
   if (weekday) {
+    const plain = weekday.week === undefined && !weekday.afterToday && !weekday.plusWeeks;
     if (!spec.day) spec.day = { kind: 'weekday', ...weekday };
+    else if (!plain)
+      return null; // "next friday, march 17": two days named
     else if (spec.day.kind === 'shift' || s.anchored) spec.weekdayInWeek = weekday.weekday;
-    else if (spec.day.kind === 'date' && spec.day.month === undefined) spec.day.weekday = weekday.weekday;
+    else if (spec.day.kind === 'date' && spec.day.month === undefined && spec.day.monthOffset === undefined)
+      spec.day.weekday = weekday.weekday;
+    // "tuesday, march 17", "friday christmas", "tomorrow on friday": the day must be that weekday.
+    else spec.weekday = weekday.weekday;
   }
+  if (s.sameTime && (!spec.day || spec.time || spec.daypart || spec.endOf)) return null;
+  if (spec.zone !== undefined && !spec.time) return null;
+  if (spec.time && spec.daypart && !agrees(spec.time, spec.daypart)) return null;
   if (s.year !== undefined) {
     if (spec.day?.kind !== 'date' || spec.day.year !== undefined || spec.day.month === undefined) return null;
     spec.day.year = s.year;
@@ -271,7 +380,13 @@ export function parseEn(input: string): Reading | null {
   const text = normalizeEnglish(input);
   if (NOW.test(text)) return { kind: 'relative', duration: {} };
   if (NEGATIVE.test(text)) return { kind: 'rejected', reason: NEGATIVE_OFFSET };
-  if (AGO.test(text)) return { kind: 'rejected', reason: 'a delivery time cannot be in the past ("ago")' };
+  const ago = AGO.exec(text);
+  if (ago) {
+    // "3 days ago" is understood and past: delivered at once, like any time already gone.
+    const d = readEnglishDuration(ago[1] as string);
+    if (!d || d.businessDays !== undefined) return null;
+    return { kind: 'relative', duration: d.parts, ago: true };
+  }
   const bare = BARE.exec(text);
   if (bare) {
     const d = readEnglishDuration(bare[1] as string);

@@ -85,6 +85,34 @@ describe('parseSchedule: the protocol examples', () => {
 });
 
 describe('parseSchedule: past times and the horizon', () => {
+  it('reads an offset into the past ("ago", "前") as past: delivered at once, never moved ahead', () => {
+    for (const [text, expected] of [
+      ['5 minutes ago', '2026-03-05 14:25:00'],
+      ['3 days ago', '2026-03-02 14:30:00'],
+      ['5分钟前', '2026-03-05 14:25:00'],
+      ['last friday', '2026-02-27 14:30:00'],
+    ]) {
+      const p = parseSchedule(text as string, { now: NOW, timezone: SH });
+      expect([wall(p.at), p.past, p.delayMs], text).toEqual([expected, true, 0]);
+    }
+  });
+
+  it('refuses offsets too large for the calendar as beyond the horizon, never as an empty answer', () => {
+    for (const text of [
+      'in 999999 years',
+      'in 9999999999 days',
+      'in 100000000000000000000000 minutes',
+      '999999年后',
+    ]) {
+      const err = expectCode(
+        () => parseSchedule(text, { now: NOW, timezone: SH, horizonMs: 8.64e15 }),
+        'SCHEDULE_BEYOND_HORIZON',
+        'schedule',
+      );
+      expect(err.message, text).toContain('horizon');
+    }
+  });
+
   it('delivers at once (delay 0) for an absolute time already past, and says so', () => {
     const p = parseSchedule('2025-10-30T15:00:00+08:00', { now: NOW, timezone: SH });
     expect(p.past).toBe(true);
@@ -230,7 +258,7 @@ describe('parseSchedule: bad input names the field', () => {
   });
 
   it('refuses a negative offset instead of reading it as the past', () => {
-    for (const text of ['-5 minutes', 'in -2 minutes', '-5分钟后', '5 minutes ago']) {
+    for (const text of ['-5 minutes', 'in -2 minutes', '-5分钟后']) {
       const err = expectCode(
         () => parseSchedule(text, { now: NOW, timezone: SH }),
         'TIME_EXPRESSION_INVALID',

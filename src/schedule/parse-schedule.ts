@@ -88,6 +88,16 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
   const now = DateTime.fromMillis(options.now, { zone: timezone });
 
   const result = readExpression(input.text, now);
+  const horizon =
+    options.horizonMs !== undefined ? options.now + options.horizonMs : now.plus({ years: 1 }).toMillis();
+  const beyond = (at: string | null) => {
+    const limit = DateTime.fromMillis(horizon, { zone: timezone }).toISO();
+    return new ValidationError(input.field, `no later than ${limit} (the scheduling horizon)`, input.text, {
+      code: 'SCHEDULE_BEYOND_HORIZON',
+      data: { text: input.text, at, horizon: limit },
+    });
+  };
+  if (!result.ok && result.beyond) throw beyond(null);
   if (!result.ok) {
     const expected = result.reason ? `${result.reason}; ${ACCEPTED_FORMS}` : ACCEPTED_FORMS;
     throw new ValidationError(input.field, expected, input.text, {
@@ -96,15 +106,8 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
     });
   }
   const at = result.at.toMillis();
-  const horizon =
-    options.horizonMs !== undefined ? options.now + options.horizonMs : now.plus({ years: 1 }).toMillis();
-  if (at > horizon) {
-    const limit = DateTime.fromMillis(horizon, { zone: timezone }).toISO();
-    throw new ValidationError(input.field, `no later than ${limit} (the scheduling horizon)`, input.text, {
-      code: 'SCHEDULE_BEYOND_HORIZON',
-      data: { text: input.text, at: result.at.toISO(), horizon: limit },
-    });
-  }
+  // An invalid DateTime (NaN) never passes: "in 999999 years" must not come back as { at: null }.
+  if (!(at <= horizon)) throw beyond(result.at.isValid ? result.at.toISO() : null);
   return {
     at,
     iso: result.at.setZone(timezone).toISO() as string,

@@ -1,5 +1,7 @@
 import { DateTime, type DurationLikeObject } from 'luxon';
-import { easter } from './easter.ts';
+import { type DaySpec, nextMonthWithDay, type Roll, startDay } from './resolve-day.ts';
+
+export type { DaySpec } from './resolve-day.ts';
 
 /**
  * The language-neutral meaning of an absolute time expression, filled by the English and Chinese
@@ -18,34 +20,6 @@ const DAYPART_DEFAULT_HOUR: Record<Daypart, number> = {
   night: 20,
   midnight: 24,
 };
-
-export type DaySpec =
-  /** today = 0, tomorrow = 1, 大后天 = 3: a fixed day, never rolled forward. */
-  | { kind: 'offset'; days: number }
-  /**
-   * A weekday. `week` 0 = this calendar week (Monday first), 1 = next week ("next monday", 下周一);
-   * without `week` it is the next occurrence ("friday", "this friday", "coming friday").
-   */
-  | { kind: 'weekday'; weekday: number; week?: number; afterToday?: boolean }
-  /** A calendar day; missing year or month means its next occurrence. */
-  | {
-      kind: 'date';
-      year?: number;
-      month?: number;
-      day: number;
-      /** 下个月15号: the month counted from this one. */
-      monthOffset?: number;
-      /** 明年3月1日: the year counted from this one. */
-      yearOffset?: number;
-      /** "monday the 27th": prefer a month where that day falls on this weekday. */
-      weekday?: number;
-    }
-  /** Easter-based holidays: `offset` days from Easter Sunday; without a year, the next one. */
-  | { kind: 'easter'; offset: number; year?: number }
-  /** "the first friday of next month", "second saturday": the nth weekday of a month. */
-  | { kind: 'nthWeekday'; n: number; weekday: number; monthOffset?: number }
-  /** A day reached by a calendar shift from now ("in 3 days", "3天后"). */
-  | { kind: 'shift'; duration: DurationLikeObject };
 
 export interface TimeSpec {
   hour: number;
@@ -68,96 +42,10 @@ export interface MomentSpec {
   weekdayInWeek?: number;
   /** "in four business days": weekdays added to the resolved day. */
   businessDays?: number;
-}
-
-type Roll = 'day' | 'week' | 'month' | 'year' | null;
-type DayStart = { date: DateTime; roll: Roll } | null;
-
-function startDay(spec: DaySpec | undefined, now: DateTime): DayStart {
-  const today = now.startOf('day');
-  if (!spec) return { date: today, roll: 'day' };
-  switch (spec.kind) {
-    case 'offset':
-      return { date: today.plus({ days: spec.days }), roll: null };
-    case 'weekday': {
-      if (spec.week !== undefined)
-        return { date: today.startOf('week').plus({ days: 7 * spec.week + spec.weekday - 1 }), roll: null };
-      let ahead = (spec.weekday - today.weekday + 7) % 7;
-      if (ahead === 0 && spec.afterToday) ahead = 7;
-      return { date: today.plus({ days: ahead }), roll: 'week' };
-    }
-    case 'easter':
-      return easterDay(spec, now);
-    case 'nthWeekday':
-      return nthWeekdayDay(spec, now);
-    case 'shift':
-      return { date: now.plus(spec.duration).startOf('day'), roll: null };
-    case 'date':
-      return dateDay(spec, now);
-  }
-}
-
-function easterDay(spec: Extract<DaySpec, { kind: 'easter' }>, now: DateTime): DayStart {
-  const on = (year: number) => {
-    const e = easter(year);
-    return DateTime.fromObject(e, { zone: now.zone }).plus({ days: spec.offset });
-  };
-  if (spec.year !== undefined) return { date: on(spec.year), roll: null };
-  const thisYear = on(now.year);
-  return { date: thisYear >= now.startOf('day') ? thisYear : on(now.year + 1), roll: null };
-}
-
-function nthWeekdayDay(spec: Extract<DaySpec, { kind: 'nthWeekday' }>, now: DateTime): DayStart {
-  const on = (monthStart: DateTime) => {
-    const first = monthStart.plus({ days: (spec.weekday - monthStart.weekday + 7) % 7 });
-    const d = first.plus({ weeks: spec.n - 1 });
-    return d.month === monthStart.month ? d : null;
-  };
-  const month = now.startOf('month').plus({ months: spec.monthOffset ?? 0 });
-  const found = on(month);
-  if (spec.monthOffset !== undefined || (found && found >= now.startOf('day')))
-    return found ? { date: found, roll: null } : null;
-  const next = on(month.plus({ months: 1 }));
-  return next ? { date: next, roll: null } : null;
-}
-
-function calendarDay(now: DateTime, year: number, month: number, day: number, roll: Roll): DayStart {
-  const date = DateTime.fromObject({ year, month, day }, { zone: now.zone });
-  return date.isValid && date.day === day ? { date, roll } : null;
-}
-
-function nextMonthWithDay(now: DateTime, day: number, from: DateTime, weekday?: number): DayStart {
-  for (let i = 0; i < 24; i++) {
-    const base = from.startOf('month').plus({ months: i });
-    const found = calendarDay(now, base.year, base.month, day, 'month');
-    if (!found || found.date < from) continue;
-    if (weekday === undefined || found.date.weekday === weekday) return found;
-  }
-  return null;
-}
-
-function dateDay(spec: Extract<DaySpec, { kind: 'date' }>, now: DateTime): DayStart {
-  if (spec.monthOffset !== undefined) {
-    const base = now.startOf('month').plus({ months: spec.monthOffset });
-    return calendarDay(now, base.year, base.month, spec.day, null);
-  }
-  if (spec.yearOffset !== undefined && spec.month !== undefined)
-    return calendarDay(now, now.year + spec.yearOffset, spec.month, spec.day, null);
-  if (spec.month === undefined) {
-    // A day of the month alone: this month, or the first later month that has that day (and that
-    // weekday when one was named: "monday the 27th").
-    const first = nextMonthWithDay(now, spec.day, now.startOf('day'), spec.weekday);
-    return first ?? nextMonthWithDay(now, spec.day, now.startOf('day'));
-  }
-  if (spec.year === undefined) {
-    for (let i = 0; i < 8; i++) {
-      const found = calendarDay(now, now.year + i, spec.month, spec.day, 'year');
-      if (found && (i > 0 || found.date >= now.startOf('day')))
-        return { ...found, roll: i === 0 ? 'year' : null };
-    }
-    return null;
-  }
-  return calendarDay(now, spec.year, spec.month, spec.day, null);
+  /** "tuesday, march 17", "3月6日星期五": the weekday the day must fall on. */
+  weekday?: number;
+  /** "3pm UTC", "北京时间下午5点": the IANA zone the clock time is read in, instead of the user's. */
+  zone?: string;
 }
 
 /** The hour on a 24 h clock (24 = the next midnight), and whether it could still mean +12 h. */
@@ -192,11 +80,12 @@ function at(date: DateTime, hour: number, minute: number, second: number): DateT
   );
 }
 
-function rollForward(date: DateTime, roll: Exclude<Roll, null>): DateTime {
+function rollForward(date: DateTime, roll: Exclude<Roll, null>): DateTime | null {
+  if (typeof roll === 'function') return roll(date);
   if (roll === 'month') {
     // The 31st rolls to the next month that has a 31st, never to a clamped 30th.
     const next = nextMonthWithDay(date, date.day, date.plus({ days: 1 }));
-    if (next) return next.date;
+    if (next) return next;
   }
   return date.plus(roll === 'day' ? { days: 1 } : roll === 'week' ? { weeks: 1 } : { years: 1 });
 }
@@ -210,14 +99,28 @@ function addBusinessDays(date: DateTime, n: number): DateTime {
   return d;
 }
 
+const WEEKDAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+function weekdayMismatch(date: DateTime, weekday: number | undefined): { error: string } | null {
+  if (weekday === undefined || date.weekday === weekday) return null;
+  const [is, not] = [WEEKDAY_NAMES[date.weekday - 1], WEEKDAY_NAMES[weekday - 1]];
+  return { error: `${date.toISODate()} is a ${is}, not a ${not}: the weekday does not match the date` };
+}
+
 /**
  * Resolves a spec against `now` (a DateTime in the user's zone). A spec without a fixed day
  * (bare time, weekday, date without year) means its next occurrence; a fixed day in the past stays
- * in the past (the caller then delivers at once). Returns null for impossible dates (Feb 30).
+ * in the past (the caller then delivers at once). Impossible days (Feb 30, a weekday that does not
+ * match the date) give `{ error }`.
  */
-export function resolveMoment(spec: MomentSpec, now: DateTime): DateTime | null {
+export function resolveMoment(spec: MomentSpec, now: DateTime): DateTime | { error: string } {
+  if (spec.zone !== undefined) {
+    const { zone, ...rest } = spec;
+    const there = resolveMoment(rest, now.setZone(zone));
+    return there instanceof DateTime ? there.setZone(now.zone) : there;
+  }
   const start = startDay(spec.day, now);
-  if (!start) return null;
+  if ('error' in start) return start;
   let { date, roll } = start;
   const hasClock = spec.time !== undefined || spec.daypart !== undefined || spec.endOf !== undefined;
   if (spec.shift) {
@@ -229,11 +132,11 @@ export function resolveMoment(spec: MomentSpec, now: DateTime): DateTime | null 
 
   if (spec.endOf) {
     const end = spec.endOf === 'day' ? date : date.endOf(spec.endOf).startOf('day');
-    return at(end, 23, 59, 59);
+    return weekdayMismatch(date, spec.weekday) ?? at(end, 23, 59, 59);
   }
   if (!hasClock) {
     // A day without a time keeps the time of day of the reference: "tomorrow" is 24 h from now.
-    return at(date, now.hour, now.minute, now.second);
+    return weekdayMismatch(date, spec.weekday) ?? at(date, now.hour, now.minute, now.second);
   }
   let hour: number;
   let minute = 0;
@@ -262,8 +165,11 @@ export function resolveMoment(spec: MomentSpec, now: DateTime): DateTime | null 
   };
   let result = candidate(date);
   for (let i = 0; roll !== null && result < now && i < 60; i++) {
-    date = rollForward(date, roll);
+    const next = rollForward(date, roll);
+    if (!next) return { error: 'the date does not exist' };
+    date = next;
     result = candidate(date);
   }
-  return result.isValid ? result : null;
+  if (!result.isValid) return { error: 'the date does not exist' };
+  return weekdayMismatch(date, spec.weekday) ?? result;
 }

@@ -13,9 +13,15 @@ const INDEX = resolve(import.meta.dirname, 'index.ts');
 
 const PROBES: ReadonlyArray<{ text: string; zone: string; now: number }> = [
   // Thursday 2026-03-05 14:30 in Shanghai
-  ...['tomorrow 9am', '明天早上9点', 'next Monday 10:00', '下周一上午10点', 'at 7', '12/25', 'next week'].map(
-    (text) => ({ text, zone: 'Asia/Shanghai', now: Date.UTC(2026, 2, 5, 6, 30) }),
-  ),
+  ...[
+    'tomorrow 9am',
+    '明天早上9点',
+    'next Monday 10:00',
+    '下周一上午10点',
+    'at 7',
+    '12/25',
+    'next friday',
+  ].map((text) => ({ text, zone: 'Asia/Shanghai', now: Date.UTC(2026, 2, 5, 6, 30) })),
   // Saturday 2026-03-07 10:00 in New York, the day before clocks go forward
   ...['tomorrow 9am', 'tomorrow 2:30am', 'in 1 day', 'in 24 hours', 'Sunday noon', 'March 8 8am'].map(
     (text) => ({ text, zone: 'America/New_York', now: Date.UTC(2026, 2, 7, 15, 0) }),

@@ -1,9 +1,19 @@
 import { isClockDuration, toLuxon } from './duration-parts.ts';
 import { NEGATIVE_OFFSET, type Reading } from './reading.ts';
 import type { Daypart, MomentSpec, TimeSpec } from './resolve-moment.ts';
-import { parseZhNumber, ZH_NUMBER } from './zh-numbers.ts';
+import { end, num, type Part, sticky, YEAR_DIGITS, ZH_DAY_PARTS } from './zh-days.ts';
+import { unreadTimeWords } from './zh-leftover.ts';
+import { ZH_NUMBER } from './zh-numbers.ts';
 import { findZhRelative, readZhDuration } from './zh-relative.ts';
-import { DAY_WORDS, DAYPART_WORDS, MONTH_OFFSET, WEEK_OFFSET, WEEKDAY_OF, YEAR_OFFSET } from './zh-words.ts';
+import {
+  DAY_WORDS,
+  DAYPART_WORDS,
+  MONTH_OFFSET,
+  NOW_WORDS,
+  WEEK_OFFSET,
+  WEEKDAY_OF,
+  YEAR_OFFSET,
+} from './zh-words.ts';
 
 /**
  * The Chinese grammar. It finds the first time expression in the text (a sentence such as
@@ -14,24 +24,20 @@ import { DAY_WORDS, DAYPART_WORDS, MONTH_OFFSET, WEEK_OFFSET, WEEKDAY_OF, YEAR_O
 
 const N = ZH_NUMBER;
 const DAY_MARK = '[日号號]';
-const sticky = (source: string) => new RegExp(source, 'y');
 const alternatives = (o: object) =>
   Object.keys(o)
     .sort((a, b) => b.length - a.length)
     .join('|');
-
-function num(s: string | undefined): number {
-  return s === undefined ? Number.NaN : (parseZhNumber(s) ?? Number.NaN);
-}
 
 function exec(re: RegExp, text: string, at: number): RegExpExecArray | null {
   re.lastIndex = at;
   return re.exec(text);
 }
 
-const end = (m: RegExpExecArray) => m.index + m[0].length;
-const NOW = /^(?:现在|馬上|马上|立刻|立即|即刻|立马|尽快|儘快)(?:就)?[\s,.!。！]*$/;
-const SEPARATOR = sticky('[的\\s,、]*');
+const NOW = sticky(`(?:${NOW_WORDS.join('|')})(?:就)?`);
+// Between parts: "明天的早上", "国庆节当天晚上", "中秋节那天晚上8点".
+const SAME_DAY = sticky('当天|當天|那天|那一天');
+const SEPARATOR = sticky('(?:[的\\s,、]|当天|當天|那天|那一天)*');
 const HOUR_WORD = sticky(`(${N})\\s*(?:点|點|时|時)(?:钟|鐘)?`);
 const SECONDS = sticky(`(${N})\\s*秒`);
 
@@ -64,17 +70,13 @@ function clockTail(text: string, at: number, hour: number): { time: TimeSpec; en
   return { time: { hour, minute: 0, second: 0 }, end: at };
 }
 
-type Slot = 'day' | 'daypart' | 'time';
-
-interface Part {
-  slot: Slot;
-  re: RegExp;
-  /** Fills `spec` and returns where the part ends, or -1 when the match does not fit. */
-  read(m: RegExpExecArray, spec: MomentSpec, text: string): number;
-}
-
 function setTime(spec: MomentSpec, time: TimeSpec, at: number): number {
-  const ok = time.hour >= 0 && time.hour <= 24 && time.minute >= 0 && time.minute < 60;
+  const ok =
+    time.hour >= 0 &&
+    time.hour <= 24 &&
+    time.minute >= 0 &&
+    time.minute < 60 &&
+    (time.hour < 24 || (time.minute === 0 && time.second === 0));
   if (!ok || !(time.second >= 0 && time.second < 60)) return -1;
   spec.time = time;
   return at;
@@ -86,11 +88,13 @@ const PARTS: readonly Part[] = [
   {
     slot: 'day',
     re: sticky(
-      `(\\d{4}|[零〇一二三四五六七八九]{4})\\s*年\\s*(${N})\\s*月\\s*(${N})\\s*${DAY_MARK}?|(\\d{4})[-/.](\\d{1,2})[-/.](\\d{1,2})(?!\\d)`,
+      `${YEAR_DIGITS}\\s*年\\s*(${N})\\s*月\\s*(${N})\\s*${DAY_MARK}?|(\\d{4})[-/.](\\d{1,2})[-/.](\\d{1,2})(?!\\d)`,
     ),
     read: (m, spec) => {
       const [year, month, day] = m[1] ? [m[1], m[2], m[3]] : [m[4], m[5], m[6]];
-      spec.day = { kind: 'date', year: num(year), month: num(month), day: num(day) };
+      // 27年3月2日: a two-digit year is this century's.
+      const y = (year as string).length === 2 ? 2000 + num(year) : num(year);
+      spec.day = { kind: 'date', year: y, month: num(month), day: num(day) };
       return end(m);
     },
   },
@@ -103,6 +107,7 @@ const PARTS: readonly Part[] = [
       return end(m);
     },
   },
+  ...ZH_DAY_PARTS,
   {
     slot: 'day',
     re: sticky(`(下下|下|上|本|这|這|同|当|當)(?:个|個)?月\\s*(${N})\\s*${DAY_MARK}`),
@@ -225,33 +230,63 @@ function readChain(text: string, start: number): { spec: MomentSpec; end: number
     last = next;
     at = next + (exec(SEPARATOR, text, next)?.[0].length ?? 0);
   }
-  return last < 0 ? null : { spec, end: last };
+  if (last < 0) return null;
+  // "国庆节当天", "中秋节那天": the same day, said again.
+  const same = exec(SAME_DAY, text, last + (exec(/的?/y, text, last)?.[0].length ?? 0));
+  return { spec, end: same ? end(same) : last };
 }
 
-/**
- * Reads Chinese text (NFKC-normalized by the caller). The leftmost expression wins; an offset
- * measured in days or more may be followed by a clock time ("3天后下午3点").
- */
-export function parseZh(text: string): Reading | null {
-  if (NOW.test(text)) return { kind: 'relative', duration: {} };
+type Found = { reading: Reading; start: number; end: number };
+
+const hasMoment = (spec: MomentSpec) =>
+  spec.day !== undefined || spec.time !== undefined || spec.daypart !== undefined;
+
+/** The leftmost expression in the text, and where it is. */
+function findExpression(text: string): Found | null {
   // A duration alone ("10分钟", "半小时") means that long from now, as "10 minutes" does.
   const alone = readZhDuration(text, 0);
   if (alone && /^[\s,.!。！]*$/.test(text.slice(alone.end)))
-    return { kind: 'relative', duration: alone.parts };
+    return { reading: { kind: 'relative', duration: alone.parts }, start: 0, end: alone.end };
   const relative = findZhRelative(text);
   for (let i = 0; i < text.length; i++) {
+    const now = exec(NOW, text, i);
+    if (now) return { reading: { kind: 'relative', duration: {} }, start: i, end: end(now) };
     if (relative && relative.start === i) {
-      if (relative.negative) return { kind: 'rejected', reason: NEGATIVE_OFFSET };
-      const then = readChain(text, relative.end + (exec(SEPARATOR, text, relative.end)?.[0].length ?? 0));
-      if (then && !then.spec.day && !isClockDuration(relative.parts))
+      if (relative.negative)
+        return { reading: { kind: 'rejected', reason: NEGATIVE_OFFSET }, start: i, end: relative.end };
+      const from = relative.end + (exec(SEPARATOR, text, relative.end)?.[0].length ?? 0);
+      const then = relative.ago ? null : readChain(text, from);
+      if (then && !then.spec.day && hasMoment(then.spec) && !isClockDuration(relative.parts))
         return {
-          kind: 'absolute',
-          spec: { ...then.spec, day: { kind: 'shift', duration: toLuxon(relative.parts) } },
+          reading: {
+            kind: 'absolute',
+            spec: { ...then.spec, day: { kind: 'shift', duration: toLuxon(relative.parts) } },
+          },
+          start: i,
+          end: then.end,
         };
-      return { kind: 'relative', duration: relative.parts };
+      const reading: Reading = relative.ago
+        ? { kind: 'relative', duration: relative.parts, ago: true }
+        : { kind: 'relative', duration: relative.parts };
+      return { reading, start: i, end: relative.end };
     }
     const chain = readChain(text, i);
-    if (chain) return { kind: 'absolute', spec: chain.spec };
+    if (chain && hasMoment(chain.spec))
+      return { reading: { kind: 'absolute', spec: chain.spec }, start: i, end: chain.end };
   }
   return null;
+}
+
+/**
+ * Reads Chinese text (NFKC-normalized by the caller). The leftmost expression wins, so a whole
+ * sentence works ("下周一下午六点提醒我吃火锅"); an offset measured in days or more may be followed
+ * by a clock time ("3天后下午3点"). Time words left unread anywhere else in the text ("春节假期",
+ * "明天下午3点到5点", "周五或周六") make it refused, never half-read.
+ */
+export function parseZh(text: string): Reading | null {
+  const found = findExpression(text);
+  if (!found || found.reading.kind === 'rejected') return found?.reading ?? null;
+  const unread = unreadTimeWords(text.slice(0, found.start), text.slice(found.end));
+  if (unread) return { kind: 'rejected', reason: `"${unread}" is not understood as part of the time` };
+  return found.reading;
 }

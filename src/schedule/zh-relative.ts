@@ -37,8 +37,9 @@ const PART = new RegExp(
   'y',
 );
 const JOINER = /\s*(?:零|又|和|加|,|、)?\s*/y;
-const PREFIX = /(再过|再等|过了|过|等)\s*/y;
-const SUFFIX = /\s*(以后|之后|过后|後|后)/y;
+const PREFIX = /(再过|再過|再等|过了|過了|过|過|等)\s*/y;
+const SUFFIX = /\s*(以后|以後|之后|之後|过后|過後|後|后|以前|之前|前)/y;
+const AGO = /前$/;
 const NEGATIVE = /[-−负]\s*$/;
 
 function unitFor(word: string | undefined, counter: string | undefined): DurationUnit | null {
@@ -70,12 +71,15 @@ export function readZhDuration(text: string, pos: number): { parts: DurationPart
       addPart(parts, n * 15, 'minutes');
     } else if (m[7] !== undefined) {
       const unit = unitFor(m[7], m[6] ?? '个');
-      if (!unit) break;
+      // 半天 is "a long while" as often as "half a day": not read.
+      if (!unit || unit === 'days') break;
       addPart(parts, 0.5, unit);
     } else {
       const n = parseZhNumber(m[1] as string);
       const unit = unitFor(m[4], m[2]);
       if (n === null || !unit) break;
+      // 2026年 is a year, not 2026 years.
+      if (unit === 'years' && !m[2] && /^\d{4}$/.test(m[1] as string)) break;
       addPart(parts, n + (m[3] || m[5] ? 0.5 : 0), unit);
     }
     found = true;
@@ -84,7 +88,14 @@ export function readZhDuration(text: string, pos: number): { parts: DurationPart
   return found ? { parts, end: at } : null;
 }
 
-export type ZhRelative = { parts: DurationParts; start: number; end: number; negative: boolean };
+export type ZhRelative = {
+  parts: DurationParts;
+  start: number;
+  end: number;
+  negative: boolean;
+  /** 5分钟前, 3天之前: an offset into the past. */
+  ago: boolean;
+};
 
 /** The first offset in the text: a duration followed by 后/以后/之后, or preceded by 再过/过. */
 export function findZhRelative(text: string): ZhRelative | null {
@@ -97,11 +108,15 @@ export function findZhRelative(text: string): ZhRelative | null {
     SUFFIX.lastIndex = duration.end;
     const suffix = SUFFIX.exec(text);
     if (!prefix && !suffix) continue;
+    const ago = suffix !== null && AGO.test(suffix[1] as string);
+    // "过5分钟前" says both: not an offset we read.
+    if (prefix && ago) continue;
     return {
       parts: duration.parts,
       start: i,
       end: suffix ? SUFFIX.lastIndex : duration.end,
       negative: NEGATIVE.test(text.slice(0, from)),
+      ago,
     };
   }
   return null;

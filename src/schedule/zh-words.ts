@@ -74,6 +74,13 @@ export const WEEKDAY_OF: Readonly<Record<string, number>> = {
   六: 6,
   日: 7,
   天: 7,
+  '1': 1,
+  '2': 2,
+  '3': 3,
+  '4': 4,
+  '5': 5,
+  '6': 6,
+  '7': 7,
 };
 export const WEEK_OFFSET: Readonly<Record<string, number>> = { 下下: 2, 下: 1, 上: -1, 本: 0, 这: 0, 這: 0 };
 export const MONTH_OFFSET: Readonly<Record<string, number>> = {
@@ -88,3 +95,44 @@ export const MONTH_OFFSET: Readonly<Record<string, number>> = {
   當: 0,
 };
 export const YEAR_OFFSET: Readonly<Record<string, number>> = { 今: 0, 明: 1, 后: 2, 後: 2, 去: -1, 前: -2 };
+
+/** Words for "now" (Simplified and Traditional). */
+export const NOW_WORDS = [
+  '此时此刻',
+  '此時此刻',
+  '现在',
+  '現在',
+  '此刻',
+  '当前',
+  '當前',
+  '马上',
+  '馬上',
+  '立刻',
+  '立即',
+  '即刻',
+  '立马',
+  '立馬',
+  '尽快',
+  '儘快',
+  '尽早',
+] as const;
+
+/** Lunar month names: 正月, 二月 … 冬月, 腊月 (臘月). */
+export const LUNAR_MONTHS: Readonly<Record<string, number>> = {
+  正: 1,
+  一: 1,
+  二: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+  十: 10,
+  冬: 11,
+  十一: 11,
+  十二: 12,
+  腊: 12,
+  臘: 12,
+};
