@@ -1,4 +1,5 @@
 /** `baton parse-time <expr>`: what a delivery time expression means, without running anything. */
+import { DateTime, SystemZone } from 'luxon';
 import { BatonError } from '../core/index.ts';
 import { humanizeDuration, parseSchedule } from '../schedule/index.ts';
 import { systemClock } from '../time/index.ts';
@@ -9,12 +10,16 @@ export async function parseTimeCommand(
 ): Promise<number> {
   let now = systemClock.now();
   if (options.now !== undefined) {
-    now = Date.parse(options.now);
-    if (!Number.isFinite(now))
+    // Without an offset, --now is a wall-clock time in --tz (not in the process's TZ, which
+    // Date.parse would use): the answer must not depend on the machine it is asked on.
+    const zone = options.tz ?? SystemZone.instance.name;
+    const at = DateTime.fromISO(options.now.trim(), { zone, setZone: true });
+    if (!at.isValid)
       throw new BatonError(
         'INVALID_INPUT',
         `--now must be an ISO 8601 time like 2026-03-05T14:30:00+08:00, got "${options.now}"`,
       );
+    now = at.toMillis();
   }
   if (options.lang !== undefined && options.lang !== 'en' && options.lang !== 'zh')
     throw new BatonError('INVALID_INPUT', `--lang must be "en" or "zh", got "${options.lang}"`);

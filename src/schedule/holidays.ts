@@ -39,11 +39,25 @@ function plusDays(date: CivilDate | null, days: number): CivilDate | null {
   return { year: d.year, month: d.month, day: d.day };
 }
 
+// Lunar conversions cost ~50 µs each and a reading may try four years: keep the answers.
+const memo = new Map<string, CivilDate | null>();
+
 /**
  * The holiday's day for `year`: the Gregorian year for Gregorian rules, the lunar year for lunar
  * ones (腊八 of lunar 2026 falls in January 2027).
  */
 export function holidayDay(rule: HolidayRule, year: number): CivilDate | null {
+  const key = `${Object.values(rule).join(':')}|${year}`;
+  let day = memo.get(key);
+  if (day === undefined) {
+    day = computeDay(rule, year);
+    if (memo.size > 10_000) memo.clear();
+    memo.set(key, day);
+  }
+  return day;
+}
+
+function computeDay(rule: HolidayRule, year: number): CivilDate | null {
   switch (rule.kind) {
     case 'fixed': {
       const d = DateTime.utc(year, rule.month, rule.day);

@@ -94,7 +94,7 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
     const limit = DateTime.fromMillis(horizon, { zone: timezone }).toISO();
     return new ValidationError(input.field, `no later than ${limit} (the scheduling horizon)`, input.text, {
       code: 'SCHEDULE_BEYOND_HORIZON',
-      data: { text: input.text, at, horizon: limit },
+      data: { text: input.text, ...(at ? { at } : {}), horizon: limit },
     });
   };
   if (!result.ok && result.beyond) throw beyond(null);
