@@ -2,6 +2,7 @@ import { isClockDuration, toLuxon } from './duration-parts.ts';
 import { DATE_RULES, HOLIDAY_RULE, MONTH, monthNumber } from './en-dates.ts';
 import { DURATION_SOURCE, type EnglishDuration, readEnglishDuration } from './en-duration.ts';
 import { normalizeEnglish } from './en-normalize.ts';
+import { ZONE_RE, ZONES } from './en-zones.ts';
 import { NEGATIVE_OFFSET, type Reading } from './reading.ts';
 import type { Daypart, MomentSpec } from './resolve-moment.ts';
 
@@ -95,37 +96,6 @@ function ofMonth(m: RegExpExecArray, at: number): { monthOffset?: number; month?
   }
   return null;
 }
-
-/**
- * Zones said after a clock time. Abbreviations that name two zones (CST, IST, BST) are not read,
- * so the expression is refused rather than guessed.
- */
-const ZONES: Readonly<Record<string, string>> = {
-  utc: 'UTC',
-  gmt: 'UTC',
-  z: 'UTC',
-  et: 'America/New_York',
-  est: 'UTC-5',
-  edt: 'UTC-4',
-  ct: 'America/Chicago',
-  cdt: 'UTC-5',
-  mt: 'America/Denver',
-  mst: 'UTC-7',
-  mdt: 'UTC-6',
-  pt: 'America/Los_Angeles',
-  pst: 'UTC-8',
-  pdt: 'UTC-7',
-  cet: 'UTC+1',
-  cest: 'UTC+2',
-  jst: 'UTC+9',
-  kst: 'UTC+9',
-  hkt: 'UTC+8',
-  sgt: 'UTC+8',
-  aest: 'UTC+10',
-};
-const ZONE_RE = new RegExp(
-  `(?<=\\d|[ap]m|noon|midnight)\\s*(?:\\(\\s*)?\\b(${Object.keys(ZONES).join('|')})\\b(?:\\s*\\))?`,
-);
 
 const RULES: readonly Rule[] = [
   {
