@@ -73,16 +73,23 @@ function setTime(
 }
 
 const LONE_NUMBER: Rule = {
-  // A lone number left over: the hour if there is none yet ("10, tonight"), else the day ("15 at 8:00").
+  // A lone number left over is the hour if there is none yet ("10, tonight"). Never a day of the
+  // month: "friday, 9 30" must not become 09:00 on some Friday the 30th.
   re: /\b(\d{1,2})\b(?![:\d])/,
   apply: (m, s) => {
-    const ok = s.spec.time ? dayOfMonth(s, Number(m[1])) : setTime(s, Number(m[1]), 0, 0);
+    const ok = !s.spec.time && setTime(s, Number(m[1]), 0, 0);
     if (ok) s.loneParts = (s.loneParts ?? 0) + 1;
     return ok;
   },
 };
 
 const MONTH_OFFSET: Readonly<Record<string, number>> = { this: 0, next: 1, following: 1 };
+
+/** "15 at 8:00", "15, 8pm": a day of the month first, then an explicit clock time. */
+const DAY_THEN_TIME: Rule = {
+  re: /^\s*(\d{1,2})\s*(?:,|\bat\b|@)\s*(?=\d{1,2}(?::\d{2}|\s*[ap]m\b))/,
+  apply: (m, s) => dayOfMonth(s, Number(m[1])),
+};
 
 const NTH = '(?:([1-5])(?:st|nd|rd|th)|(last))';
 const OF_MONTH = `(?:of|in)\\s+(?:the\\s+)?(?:(next|this|following)\\s+month|(month)|(${MONTH}))`;
@@ -98,6 +105,7 @@ function ofMonth(m: RegExpExecArray, at: number): { monthOffset?: number; month?
 }
 
 const RULES: readonly Rule[] = [
+  DAY_THEN_TIME,
   {
     re: ZONE_RE,
     apply: (m, s) => {
@@ -274,7 +282,6 @@ const RULES: readonly Rule[] = [
       return true;
     },
   },
-  LONE_NUMBER,
   LONE_NUMBER,
 ];
 

@@ -93,7 +93,7 @@ function compactClock(text: string): string {
       )
       .replace(/(^|\s)(0\d)([0-5]\d)(?=\s|$)/g, '$1$2:$3')
       // "at 9 30", "9 30 am"
-      .replace(/\b(at|@|around)\s+(\d{1,2})\s+([0-5]\d)\b(?!\s*(?:st|nd|rd|th|[a-z]))/g, '$1 $2:$3')
+      .replace(/\b(at|@|around)\s+(\d{1,2})\s+([0-5]\d)\b(?!\s*(?:st|nd|rd|th)\b|[a-z])/g, '$1 $2:$3')
       .replace(/\b(\d{1,2})\s+([0-5]\d)\s*([ap]m)\b/g, '$1:$2$3')
   );
 }

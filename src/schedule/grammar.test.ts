@@ -159,6 +159,31 @@ describe('English', () => {
       'tomorrow yesterday',
       '5',
       '2 2',
+      'friday, 9 30',
+      '5 at 9',
+      '14PM',
+      '24:30',
+      'at a few',
+      '3pm-5pm',
+      'tomorrow morning at 8pm',
+      'friday march 5 2026',
+      '9am CST',
+    ])
+      expect(refused(text), text).toBe(true);
+  });
+
+  it('refuses Chinese with time words it did not read, instead of answering part of it', () => {
+    for (const text of [
+      '明天下午3点到5点',
+      '周五或周六',
+      '春节假期',
+      '一两个小时后',
+      '下午三四点',
+      '十二三点',
+      '3月7日星期五',
+      '24点30分',
+      '13月1日',
+      '农历十三月初一',
     ])
       expect(refused(text), text).toBe(true);
   });
