@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holidayDay, nthWeekdayOf } from './holidays.ts';
 import { lunarToSolar, lunarYearEnd, solarTermDay } from './lunar.ts';
@@ -35,26 +33,5 @@ describe('the Chinese calendar (lunar-javascript)', () => {
     expect(ymd(nthWeekdayOf(2026, 5, -1, 1))).toBe('2026-05-25'); // Memorial Day
     expect(ymd(nthWeekdayOf(2027, 1, 3, 1))).toBe('2027-01-18'); // MLK Day
     expect(nthWeekdayOf(2026, 4, 5, 1)).toBeNull(); // April 2026 has four Mondays
-  });
-
-  it('is loaded on the first lunar date only, never by importing baton', () => {
-    const script = `
-      const { createRequire } = await import('node:module');
-      const { parseSchedule } = await import(process.argv[1]);
-      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('lunar-javascript'));
-      const now = Date.UTC(2026, 2, 5, 6, 30);
-      const a = loaded();
-      parseSchedule('tomorrow 9am', { now, timezone: 'Asia/Shanghai' });
-      parseSchedule('国庆节', { now, timezone: 'Asia/Shanghai' });
-      const b = loaded();
-      parseSchedule('中秋节', { now, timezone: 'Asia/Shanghai' });
-      console.log(JSON.stringify([a, b, loaded()]));`;
-    const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script, resolve(import.meta.dirname, '../index.ts')],
-      { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 60_000 },
-    );
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.trim().split('\n').pop() as string)).toEqual([false, false, true]);
   });
 });
