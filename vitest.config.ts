@@ -19,7 +19,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'fast', include: ['src/**/*.test.ts'], exclude: [PROCESS_TESTS] },
+        test: {
+          name: 'fast',
+          include: ['src/**/*.test.ts'],
+          exclude: [PROCESS_TESTS],
+          // Unit tests share no global state (no chdir, no TZ, no fake global timers: time comes
+          // from the injected clock), so one module graph per thread is safe. Re-importing it for
+          // each of ~95 files cost ~35 s of the lane's 65 s on this 2-core machine.
+          pool: 'threads',
+          isolate: false,
+        },
       },
       {
         extends: true,
