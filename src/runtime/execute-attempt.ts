@@ -237,6 +237,29 @@ export async function executeAttempt(
       return;
     }
     log.error({ err: serializeError(err) }, 'attempt could not record its end');
+    // Left running, the run would be claimed again after its lease, fail the same way and be
+    // requeued forever. End it as failed (fenced, so a lost lease still writes nothing); if even
+    // that write fails, the store is the problem and lease recovery retries later.
+    const now = engine.clock.now();
+    const error = serializeError(
+      new BatonError('TASK_FAILED', `the end of attempt ${run.attempt} could not be recorded`, {
+        cause: err,
+      }),
+    );
+    await engine.store
+      .transition(
+        run.id,
+        {
+          status: 'failed',
+          error,
+          finishedAt: now,
+          expiresAt: now + ttlOf(engine, run, task),
+          meta: { failures: failures + 1 },
+        },
+        [newEvent(run.id, 'run:failed', { error })],
+        { fence },
+      )
+      .catch(() => undefined);
     throw err;
   }
 }

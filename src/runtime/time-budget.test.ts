@@ -192,6 +192,55 @@ describe('the time assessment a task sees', () => {
   });
 });
 
+describe('a run with no time left', () => {
+  it('ends at once when its budget is 0: escalated by the unattended policy, no attempt body runs', async () => {
+    let ran = 0;
+    const task = defineTask({
+      name: 'no-time',
+      run: async () => {
+        ran++;
+        return 'never';
+      },
+    });
+    const run = await rt.baton.start(task, {}, { budget: 0 });
+    const out = await run.result();
+    expect(out.status).toBe('partial');
+    expect(out.output).toMatchObject({ skipped: true });
+    expect(ran).toBe(0);
+    expect(await dataOf(run.id, 'attempt:timed_out')).toMatchObject([{ timeoutMs: 0 }]);
+    expect(await dataOf(run.id, 'lease:recovered')).toEqual([]);
+  });
+
+  it('ends at once when resumed after its budget elapsed, with the findings of its last checkpoint', async () => {
+    const task = defineTask({
+      name: 'outlived',
+      budget: '3s',
+      run: async (_: unknown, ctx) => {
+        await ctx.checkpoint({ findings: [{ claim: 'saved' }] });
+        await ctx.sleep(60 * MIN);
+      },
+    });
+    const run = await rt.baton.start(task, {});
+    await eventOf(rt, 'checkpoint:saved', run.id);
+    // The process goes away mid-attempt and comes back after the whole budget has passed.
+    await rt.baton.close();
+    await rt.clock.advance(10_000);
+    const again = reopen(task);
+    await again.ready();
+    const out = await again.result(run.id);
+    expect(out.status).toBe('partial');
+    expect(out.output).toMatchObject({ partial: true, findings: [{ claim: 'saved' }] });
+    expect((await dataOf(run.id, 'attempt:timed_out')).at(-1)).toMatchObject({ timeoutMs: 0 });
+  });
+
+  it('waits for a person when its policy asks, instead of looping', async () => {
+    const task = defineTask({ name: 'asks', escalation: { ask: true }, run: async () => 'never' });
+    const run = await rt.baton.start(task, {}, { budget: '0s' });
+    await eventOf(rt, 'decision:requested', run.id);
+    expect(await rt.store.getRun(run.id)).toMatchObject({ status: 'waiting', waitReason: 'decision' });
+  });
+});
+
 /** A task that calls the three tool kinds of the degradation table, each with a cheap path. */
 async function toolRun(budget: Duration, elapsedMs: number, degradation?: DegradationTableOptions) {
   const calls: string[] = [];

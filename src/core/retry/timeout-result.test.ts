@@ -31,9 +31,15 @@ describe('timeoutResult', () => {
     });
   });
 
+  it('reports an attempt that had no time left as a 0 s timeout', () => {
+    const result = timeoutResult({ findings: [1], timedOutAtMs: 0, timeoutMs: 0 });
+    expect(result).toMatchObject({ partial: true, findings: [1], timeout_duration_seconds: 0 });
+    expect(timeoutResultSchema.parse(result)).toEqual(result);
+  });
+
   it('names the field on bad input', () => {
     expect(() => timeoutResult({ findings: [], timedOutAtMs: 0, timeoutMs: -1 })).toThrow(
-      'timeoutMs must be a number of milliseconds > 0, got -1',
+      'timeoutMs must be a number of milliseconds ≥ 0, got -1',
     );
     expect(() => timeoutResult({ findings: [], timedOutAtMs: Number.NaN, timeoutMs: 1 })).toThrow(
       /^timedOutAtMs must be/,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { formatIsoSeconds } from '../budget/index.ts';
 import { ValidationError } from '../errors.ts';
-import { positiveMs } from './mode-timeouts.ts';
 
 /**
  * The partial result an attempt returns when its timeout ends it (protocol 001, "Step 1: Capture
@@ -24,7 +23,7 @@ export interface TimeoutResultInput<F> {
   searchExhausted?: boolean;
   /** When the timeout fired, epoch ms. */
   timedOutAtMs: number;
-  /** The timeout that fired. */
+  /** The timeout that fired; 0 when the run's budget was spent before the attempt could start. */
   timeoutMs: number;
 }
 
@@ -39,8 +38,15 @@ export function timeoutResult<F>(input: TimeoutResultInput<F>): TimeoutResult<F>
     findings: [...input.findings],
     search_exhausted: searchExhausted,
     timed_out_at: formatIsoSeconds(input.timedOutAtMs, 'timedOutAtMs'),
-    timeout_duration_seconds: positiveMs(input.timeoutMs, 'timeoutMs') / 1000,
+    timeout_duration_seconds: nonNegativeMs(input.timeoutMs) / 1000,
   };
+}
+
+/** An attempt with no time left (budget 0, or resumed after its budget ended) timed out after 0 ms. */
+function nonNegativeMs(value: unknown): number {
+  if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value))
+    throw new ValidationError('timeoutMs', 'a number of milliseconds ≥ 0', value, { code: 'INVALID_OPTION' });
+  return value;
 }
 
 export const timeoutResultSchema = z.object({
@@ -49,5 +55,5 @@ export const timeoutResultSchema = z.object({
   findings: z.array(z.unknown()),
   search_exhausted: z.boolean(),
   timed_out_at: z.iso.datetime({ offset: true, local: true }),
-  timeout_duration_seconds: z.number().positive(),
+  timeout_duration_seconds: z.number().nonnegative(),
 });
