@@ -19,7 +19,14 @@ const WD =
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const weekdayOf = (word: string) => WEEKDAYS.indexOf(word.slice(0, 3)) + 1;
 const FILLER =
-  /\b(?:at|on|the|in|of|by|around|about|approximately|approx|for|and|o'clock|sharp|exactly|please|this|until|till|before|(?:no|not)\s+later\s+than)\b|[,.\-@~()]/g;
+  /\b(?:at|on|the|in|of|by|around|about|approximately|approx|for|and|o'clock|sharp|exactly|please|this)\b|[,.\-@~()]/g;
+/**
+ * Words that make the rest a deadline, not a delivery time: "before friday" is no instant to deliver
+ * at (Friday at this hour is already too late), so it is refused rather than half-read. "by" is a
+ * deadline too, but "by 6pm" names the instant itself: it is read only with a clock time.
+ */
+const DEADLINE = /\b(?:before|until|till|(?:no|not)\s+later\s+than)\b/;
+const BY = /\bby\b/;
 
 interface State {
   spec: MomentSpec;
@@ -376,6 +383,17 @@ export function parseEn(input: string): Reading | null {
     if (!m || !rule.apply(m, state)) continue;
     rest = `${rest.slice(0, m.index)} ${rest.slice(m.index + m[0].length)}`;
   }
-  if (rest.replace(FILLER, ' ').trim() !== '') return null;
+  const deadline = DEADLINE.exec(rest) ?? (state.spec.time ? null : BY.exec(rest));
+  if (deadline)
+    return { kind: 'rejected', reason: `"${deadline[0]}" names a deadline, not a time to deliver at` };
+  const unread = rest.replace(FILLER, ' ').trim();
+  // Name what was left over, when something was read: "at a few" → "a few" is not understood.
+  if (unread !== '' && unread !== text.trim()) {
+    return {
+      kind: 'rejected',
+      reason: `"${unread.replace(/\s+/g, ' ')}" is not understood as part of the time`,
+    };
+  }
+  if (unread !== '') return null;
   return finish(state);
 }

@@ -99,7 +99,8 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
   };
   if (!result.ok && result.beyond) throw beyond(null);
   if (!result.ok) {
-    const expected = result.reason ? `${result.reason}; ${ACCEPTED_FORMS}` : ACCEPTED_FORMS;
+    // The reason comes last, beside what the user wrote: "…, got \"before friday\"".
+    const expected = result.reason ? `${ACCEPTED_FORMS} (${result.reason})` : ACCEPTED_FORMS;
     throw new ValidationError(input.field, expected, input.text, {
       code: 'TIME_EXPRESSION_INVALID',
       data: { text: input.text, ...(result.reason ? { reason: result.reason } : {}) },

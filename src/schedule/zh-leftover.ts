@@ -32,6 +32,16 @@ const UNREAD = new RegExp(
   ].join('|'),
 );
 
+/**
+ * Words that change what the expression next to them means (further away, "一会" is just a word
+ * of the sentence): 前/之前/以前 make it a deadline ("周五前", "3点之前": no instant to deliver
+ * at); 好 makes it a greeting ("早上好"); a moment named by what people do ("下班前", "午饭后",
+ * "下午茶时间") or a vague one ("晚些时候", "待会儿") is no clock time we could know.
+ */
+const VAGUE = '下班|上班|放学|午饭|午餐|晚饭|晚餐|早饭|早餐|茶|晚些|早些|稍后|稍晚|晚点|早点|待会|一会|过会';
+const AFTER = new RegExp(`^\\s*(?:之前|以前|前|好(?!好)|${VAGUE})`);
+const BEFORE = new RegExp(`(?:${VAGUE})\\s*$`);
+
 const TOUCHING_BEFORE = new RegExp(`${DIGIT}+$`);
 
 /** The first time word found in the text outside the expression, or null. */
@@ -40,6 +50,8 @@ export function unreadTimeWords(before: string, after: string): string | null {
   // (After it, "3点一起吃饭" is a word; a unit after a number is caught below.)
   const touching = TOUCHING_BEFORE.exec(before);
   if (touching) return touching[0];
+  const next = AFTER.exec(after) ?? BEFORE.exec(before);
+  if (next) return next[0].trim();
   for (const part of [before, after]) {
     const m = UNREAD.exec(part);
     if (m) return m[0];
