@@ -10,13 +10,15 @@ export async function decideCommand(
   choice: string | undefined,
   options: CommonOptions & { mode?: string; input?: string },
 ): Promise<number> {
-  const store = openStore(options.db, true);
+  const store = await openStore(options.db, true);
   // No worker: the answer is one transition; whoever runs the worker picks the run up from there.
   const baton = createBaton({ store, worker: false });
   try {
     const run = await baton.getRun(id);
     if (!run)
-      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
+        data: { runId: id },
+      });
     const pending = run.meta.decision as { request: DecisionRequest } | null | undefined;
     if (choice === undefined) {
       if (!pending)

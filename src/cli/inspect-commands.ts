@@ -40,7 +40,7 @@ export async function lsCommand(
   const limit = options.limit === undefined ? 50 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new BatonError('INVALID_INPUT', `--limit must be a positive integer, got "${options.limit}"`);
-  const store = openStore(options.db, true);
+  const store = await openStore(options.db, true);
   try {
     const runs = await store.listRuns({
       ...(options.status ? { status: options.status as never } : {}),
@@ -72,11 +72,13 @@ export async function lsCommand(
 }
 
 export async function showCommand(id: string, options: CommonOptions): Promise<number> {
-  const store = openStore(options.db, true);
+  const store = await openStore(options.db, true);
   try {
     const run = await store.getRun(id);
     if (!run)
-      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
+        data: { runId: id },
+      });
     const steps = run.kind === 'flow' ? await store.listRuns({ parentId: id, limit: 10_000 }) : [];
     const members = [run, ...steps];
     const events = await store.readEvents({
@@ -206,7 +208,7 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
 }
 
 export async function gcCommand(options: CommonOptions): Promise<number> {
-  const store = openStore(options.db, true);
+  const store = await openStore(options.db, true);
   try {
     let total = 0;
     for (;;) {

@@ -9,7 +9,7 @@ import { resumeCommand, runCommand } from './run-commands.ts';
 import { serveCommand } from './serve-command.ts';
 import { workerCommand } from './worker-command.ts';
 
-const DEFAULT_DB = process.env.BATON_DB ?? './baton.db';
+const DEFAULT_DB = process.env.BATON_DATABASE_URL ?? process.env.BATON_DB ?? './baton.db';
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
@@ -17,14 +17,18 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command()
     .name('baton')
     .description('A durable, time-aware runtime for agent and LLM tool pipelines')
-    .option('--db <path>', 'the SQLite database file', DEFAULT_DB)
+    .option(
+      '--db <path|url>',
+      'a SQLite file, or postgres://user:password@host/db[?schema=name] (default: $BATON_DATABASE_URL, else ./baton.db)',
+    )
     .option('--json', 'machine-readable output on stdout')
     .showHelpAfterError()
     .exitOverride();
   const common = () => {
-    const o = program.opts<{ db: string; json?: boolean }>();
+    const o = program.opts<{ db?: string; json?: boolean }>();
     json = o.json ?? false;
-    return o;
+    // Read here, not as commander's default, so `--help` never prints a URL (and its password).
+    return { ...o, db: o.db ?? DEFAULT_DB };
   };
 
   program

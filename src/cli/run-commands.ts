@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
 import { type Baton, createBaton, type RunOutcome, type TaskDefinition } from '../runtime/index.ts';
-import { openSqliteStore, type SqliteStore } from '../store/index.ts';
+import { openStore as openStoreAt, type Store } from '../store/index.ts';
 import { formatDuration, systemClock } from '../time/index.ts';
 import { createLiveView } from './live-view.ts';
 import { loadModule, loadRunnable } from './load-definitions.ts';
@@ -14,8 +14,9 @@ export interface CommonOptions {
   json?: boolean;
 }
 
-export function openStore(db: string, mustExist: boolean): SqliteStore {
-  return openSqliteStore(db, { mustExist });
+/** The store `--db` names (a SQLite file or a postgres:// URL), connected and ready. */
+export function openStore(db: string, mustExist: boolean): Promise<Store> {
+  return openStoreAt(db, { mustExist });
 }
 
 export interface FollowRunOptions {
@@ -145,7 +146,7 @@ export async function runCommand(
   const input =
     options.input === undefined ? {} : parseJsonArg(options.input, '--input', (p) => readFileSync(p, 'utf8'));
   const { what, defs } = await loadRunnable(file, options);
-  const store = openStore(options.db, false);
+  const store = await openStore(options.db, false);
   const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
   try {
     const run = await baton.start(what, input as never, {
@@ -160,7 +161,7 @@ export async function runCommand(
           ? { escalation: 'policy' as const }
           : {}),
     });
-    if (!options.json) process.stderr.write(`started ${run.id} on ${options.db}\n`);
+    if (!options.json) process.stderr.write(`started ${run.id} on ${store.location}\n`);
     if (options.fastMode && !options.json)
       process.stderr.write(
         'Fast mode: Research timeouts reduced by 50%\nResearch quality may be lower. For thorough research, omit --fast-mode.\n',
@@ -176,11 +177,13 @@ export async function resumeCommand(
   id: string,
   options: CommonOptions & { tasks?: string },
 ): Promise<number> {
-  const store = openStore(options.db, true);
+  const store = await openStore(options.db, true);
   try {
     const run = await store.getRun(id);
     if (!run)
-      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${options.db}`, { data: { runId: id } });
+      throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
+        data: { runId: id },
+      });
     const source = options.tasks ?? run.source;
     const defs = source ? await loadModule(source) : undefined;
     const baton = createBaton({ store, clock: systemClock, tasks: (defs?.tasks ?? []) as TaskDefinition[] });

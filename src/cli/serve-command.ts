@@ -13,7 +13,7 @@ export async function serveCommand(
     throw new BatonError('INVALID_INPUT', `--port must be a port number (0-65535), got "${options.port}"`);
   const module = options.tasks ?? findConfig();
   const defs = module ? await loadModule(module) : { tasks: [], flows: [] };
-  const store = openStore(options.db, false);
+  const store = await openStore(options.db, false);
   const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
   const server = await serveHttp(baton, {
     host: options.host,
@@ -25,7 +25,7 @@ export async function serveCommand(
   });
   const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
   process.stderr.write(
-    `baton serving ${server.url} on ${options.db} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks'})\n`,
+    `baton serving ${server.url} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks'})\n`,
   );
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());

@@ -34,13 +34,13 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     throw new BatonError('INVALID_INPUT', `--tasks: ${module} defines no tasks`, {
       data: { field: 'tasks' },
     });
-  const store = openStore(options.db, false);
+  const store = await openStore(options.db, false);
   const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[], worker: { concurrency } });
   await baton.ready();
   const names = defs.tasks.map((t) => t.name).join(', ');
-  const ready = { worker: 'ready', db: options.db, concurrency, tasks: defs.tasks.map((t) => t.name) };
+  const ready = { worker: 'ready', db: store.location, concurrency, tasks: defs.tasks.map((t) => t.name) };
   if (options.json) process.stdout.write(`${JSON.stringify(ready)}\n`);
-  else process.stderr.write(`baton worker on ${options.db}: ${names} (concurrency ${concurrency})\n`);
+  else process.stderr.write(`baton worker on ${store.location}: ${names} (concurrency ${concurrency})\n`);
   const signal = await new Promise<string>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve(sig));
   });

@@ -9,11 +9,12 @@ import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import {
   DEFAULT_TTL_MS,
-  openSqliteStore,
+  PostgresStore,
   type RunQuery,
   type RunRecord,
   SqliteStore,
   type Store,
+  storeAt,
 } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
 import { decide, decideOnTimeout, type OpenDecision, openDecisions } from './decisions.ts';
@@ -29,7 +30,10 @@ import { type FollowOptions, followEvents, requireRun, TerminalWatcher } from '.
 import { Worker, type WorkerOptions } from './worker.ts';
 
 export interface BatonOptions {
-  /** A Store, or a path to a SQLite file. @default "./baton.db" */
+  /**
+   * A Store, a `postgres://user:password@host/db` URL (optionally `?schema=name`, default schema
+   * `baton`), or a path to a SQLite file. @default $BATON_DATABASE_URL, else "./baton.db"
+   */
   store?: Store | string;
   /** @default systemClock */
   clock?: Clock;
@@ -107,7 +111,7 @@ export class Baton implements AsyncDisposable {
     this.store =
       typeof options.store === 'object'
         ? options.store
-        : openSqliteStore(options.store ?? './baton.db', { clock: this.clock });
+        : storeAt(options.store ?? process.env.BATON_DATABASE_URL ?? './baton.db', { clock: this.clock });
     this.pollMs = options.pollMs ?? 250;
     const webhooks = Object.fromEntries(
       Object.entries(options.schedule?.webhooks ?? {}).map(([name, t]) => [
@@ -124,11 +128,7 @@ export class Baton implements AsyncDisposable {
       inputs: createStepInputs(
         this.store,
         this.clock,
-        {
-          ...options.refs,
-          tables: { ...EXECUTION_LOGS, ...options.refs?.tables },
-          ...sqlOption(options.refs, this.store),
-        },
+        refsFor(options.refs, this.store),
         options.context ? createContextPlanner(options.context) : undefined,
       ),
       delivery: {
@@ -304,10 +304,40 @@ export class Baton implements AsyncDisposable {
   }
 }
 
-/** db_query reads the embedded store's own database unless another executor is configured. */
-function sqlOption(refs: RefsOptions | undefined, store: Store): { sql?: SqlExecutor } {
-  if (refs?.sql) return { sql: refs.sql };
-  return store instanceof SqliteStore ? { sql: sqliteExecutor(store.database) } : {};
+/**
+ * db_query reads the store's own database (SQLite file or Postgres database, where the run history
+ * is the `execution_logs` view) unless another executor is configured. A store Baton cannot query
+ * declares no `execution_logs`, so it needs no executor.
+ */
+function refsFor(refs: RefsOptions | undefined, store: Store): RefsOptions {
+  const own = ownExecutor(store);
+  const sql = refs?.sql ?? own?.sql;
+  const logs: TableDeclarations = refs?.sql
+    ? EXECUTION_LOGS
+    : own?.executionLogs
+      ? { execution_logs: own.executionLogs }
+      : {};
+  return { ...refs, tables: { ...logs, ...refs?.tables }, ...(sql ? { sql } : {}) };
+}
+
+const PLAIN_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function ownExecutor(
+  store: Store,
+): { sql: SqlExecutor; executionLogs: TableDeclarations[string] | undefined } | undefined {
+  const logs = EXECUTION_LOGS.execution_logs as TableDeclarations[string];
+  if (store instanceof SqliteStore) return { sql: sqliteExecutor(store.database), executionLogs: logs };
+  if (store instanceof PostgresStore) {
+    const sql: SqlExecutor = {
+      dialect: 'postgres',
+      query: (text, params) => store.queryReadOnly(text, params),
+    };
+    // The view lives in the store's schema; a schema name that is not a plain identifier cannot
+    // be declared, so references then see only the tables the application declares.
+    if (!PLAIN_IDENTIFIER.test(store.schema)) return { sql, executionLogs: undefined };
+    return { sql, executionLogs: { ...logs, source: `${store.schema}.execution_logs` } };
+  }
+  return undefined;
 }
 
 function isSettled(run: RunRecord): boolean {

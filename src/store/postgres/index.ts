@@ -6,3 +6,4 @@ export {
   PostgresStore,
   type PostgresStoreOptions,
 } from './postgres-store.ts';
+export { isPostgresUrl, type PostgresUrl, parsePostgresUrl, redactUnparsed } from './url.ts';

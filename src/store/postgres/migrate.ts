@@ -27,7 +27,13 @@ export function listPostgresMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: readFileSync(`${dir}/${f}`, 'utf8') }));
 }
 
-export async function migrate(pool: pg.Pool, t: Tables, now: number, location: string): Promise<void> {
+export async function migrate(
+  pool: pg.Pool,
+  t: Tables,
+  now: number,
+  location: string,
+  mustExist = false,
+): Promise<void> {
   const migrations = listPostgresMigrations();
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -47,6 +53,12 @@ export async function migrate(pool: pg.Pool, t: Tables, now: number, location: s
       )
     ).map((r) => r.name);
     await checkIsBaton(client, t, tables, location);
+    if (mustExist && tables.length === 0)
+      throw new BatonError(
+        'STORE_INVALID',
+        `no Baton store in schema ${t.schema} at ${location} (nothing was created; start a worker or a run there first)`,
+        { data: { schema: t.schema, location } },
+      );
     // Created only when missing: a role that may use the store need not be allowed to create in it.
     const [schema] = await select(client, 'SELECT 1 FROM pg_namespace WHERE nspname = $1', [t.schema]);
     if (!schema) await client.query(`CREATE SCHEMA ${quoteIdent(t.schema)}`);

@@ -37,8 +37,9 @@ import * as deliveries from './deliveries.ts';
 import { migrate, openError } from './migrate.ts';
 import { PgContext } from './pg-context.ts';
 import * as runs from './run-writes.ts';
-import { tablesOf } from './sql.ts';
+import { select, tablesOf } from './sql.ts';
 import * as timers from './timers-and-sweep.ts';
+import { parsePostgresUrl, redactError } from './url.ts';
 
 export interface PostgresStoreOptions {
   /** Where the database is, e.g. `postgres://baton@db:5432/baton`. Give this or `pool`. */
@@ -53,6 +54,10 @@ export interface PostgresStoreOptions {
   defaultTtlMs?: number;
   /** Connections in the pool the store creates (one writes at a time; the rest serve reads). @default 10 */
   maxConnections?: number;
+  /** Refuse (STORE_INVALID) a schema that holds no Baton store yet instead of creating it. @default false */
+  mustExist?: boolean;
+  /** How long the store's own pool waits for a connection before failing. @default 10000 */
+  connectTimeoutMs?: number;
 }
 
 export const DEFAULT_SCHEMA = 'baton';
@@ -67,26 +72,39 @@ export class PostgresStore implements Store {
   private readonly ready: Promise<void>;
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
+  /** The URL's password, kept only to scrub it from any message that might echo it. */
+  private readonly secret: string | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: PostgresStoreOptions) {
     if (!options.pool && !options.connectionString)
       throw new BatonError('INVALID_OPTION', 'a Postgres store needs a connectionString or a pool');
-    this.schema = options.schema ?? DEFAULT_SCHEMA;
+    const url = options.connectionString ? parsePostgresUrl(options.connectionString) : undefined;
+    this.schema = options.schema ?? url?.schema ?? DEFAULT_SCHEMA;
     if (this.schema.length === 0 || this.schema.length > 63)
       throw new BatonError('INVALID_OPTION', `schema must be 1 to 63 characters, got "${this.schema}"`);
     this.ownsPool = !options.pool;
     const pool =
       options.pool ??
-      new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+      new pg.Pool({
+        connectionString: url?.connectionString,
+        max: options.maxConnections ?? 10,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      });
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     if (this.ownsPool) pool.on('error', () => {});
-    this.location = describe(options.connectionString, pool);
+    this.location = url?.redacted ?? describePool(pool);
+    this.secret = url?.password;
     const clock = options.clock ?? systemClock;
     this.ctx = new PgContext(pool, tablesOf(this.schema), clock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
-    this.ready = migrate(pool, this.ctx.t, clock.now(), this.location).catch((err: unknown) => {
-      throw err instanceof BatonError ? err : openError(this.location, this.schema, err);
-    });
+    this.ready = migrate(pool, this.ctx.t, clock.now(), this.location, options.mustExist ?? false).catch(
+      (err: unknown) => {
+        throw redactError(
+          err instanceof BatonError ? err : openError(this.location, this.schema, err),
+          this.secret,
+        );
+      },
+    );
     // Reported by open() and by every operation; this only keeps it from counting as unhandled.
     this.ready.catch(() => {});
   }
@@ -94,6 +112,30 @@ export class PostgresStore implements Store {
   /** The pool, for db_query references and tools that read Baton's tables (schema-qualified). */
   get pool(): pg.Pool {
     return this.ctx.pool;
+  }
+
+  /**
+   * Runs one SELECT for a db_query reference (built by Baton's reference resolver: declared tables
+   * and columns only, every value bound) in a read-only transaction, BIGINT read as numbers.
+   */
+  queryReadOnly(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.op(async () => {
+      const client = await this.ctx.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN READ ONLY');
+        const rows = await select<Record<string, unknown>>(client, text, values);
+        await client.query('COMMIT');
+        return rows;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((e: unknown) => {
+          broken = e as Error;
+        });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    });
   }
 
   /** Group-commit figures: how many commits and the largest batch so far. */
@@ -310,20 +352,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
 }
 
-/** The connection string without its password (or the pool's settings), for messages. */
-function describe(connectionString: string | undefined, pool: pg.Pool): string {
-  if (connectionString) {
-    try {
-      const url = new URL(connectionString);
-      url.password = '';
-      url.searchParams.delete('password');
-      return url.toString();
-    } catch {
-      return connectionString.replace(/password\s*=\s*\S+/gi, 'password=***');
-    }
-  }
+/** The pool's settings without a password, for messages. */
+function describePool(pool: pg.Pool): string {
   const o = pool.options as pg.PoolConfig;
-  if (o.connectionString) return describe(o.connectionString, pool);
+  if (o.connectionString) return parsePostgresUrl(o.connectionString).redacted;
   const user = o.user ? `${o.user}@` : '';
   return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
 }

@@ -1,0 +1,30 @@
+/**
+ * Choosing a store from what a user typed: a `postgres://` URL opens the Postgres store, anything
+ * else is a SQLite file path. Used by `createBaton({ store: '…' })` and every CLI command.
+ */
+import type { Clock } from '../time/index.ts';
+import { isPostgresUrl, openPostgresStore, PostgresStore } from './postgres/index.ts';
+import { openSqliteStore } from './sqlite/index.ts';
+import type { Store } from './store.ts';
+
+export interface OpenStoreOptions {
+  clock?: Clock;
+  /** Refuse (STORE_INVALID) a database that holds no Baton store yet, creating nothing. @default false */
+  mustExist?: boolean;
+  defaultTtlMs?: number;
+}
+
+/**
+ * The store at `target`, opened synchronously: a Postgres store connects and migrates in the
+ * background and reports a problem (STORE_INVALID) from its first operation.
+ */
+export function storeAt(target: string, options: OpenStoreOptions = {}): Store {
+  if (isPostgresUrl(target)) return new PostgresStore({ connectionString: target, ...options });
+  return openSqliteStore(target, options);
+}
+
+/** The store at `target`, ready: a Postgres URL is connected and migrated before this resolves. */
+export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(target)) return openPostgresStore({ connectionString: target, ...options });
+  return openSqliteStore(target, options);
+}
