@@ -2,20 +2,26 @@
  * A typed client for Baton's HTTP API. Works with any `fetch` (Node, browsers, edge runtimes, or a
  * handler called in-process: `fetch: (url, init) => handler(new Request(url, init))`).
  */
-import { BatonError, type BatonEvent, type RunStatus } from '../core/index.ts';
+import { BatonError, type BatonEvent } from '../core/index.ts';
 import { type Clock, type Duration, systemClock } from '../time/index.ts';
 import { type EventsOptions, followEvents } from './follow-events.ts';
 import { errorFromResponse } from './http-error.ts';
 import { type ResumeLoopOptions, type RunResult, resumeUntilDone } from './run-with-resume.ts';
 import type {
   AcceptedBody,
+  BulkAnswer,
   DecisionBody,
+  DecisionsPage,
+  DeliveriesPage,
   Health,
+  Overview,
   RunDetails,
+  RunFilter,
   RunPage,
   RunView,
   SuccessBody,
   SyncAnswer,
+  Timeline,
   TimeoutBody,
 } from './wire-types.ts';
 
@@ -49,6 +55,9 @@ export interface SyncRequest {
 
 export type RunOptions = StartRequest & SyncRequest & ResumeLoopOptions;
 
+/** The runs a bulk action touches: by id, or every run a filter selects. */
+export type BulkTarget = ({ ids: string[] } | { filter: RunFilter }) & { dryRun?: boolean; reason?: string };
+
 export interface BatonClient {
   /** Starts a task in async mode: 202 with the job id. */
   start(task: string, input?: unknown, options?: StartRequest): Promise<AcceptedBody>;
@@ -75,7 +84,24 @@ export interface BatonClient {
   /** Resumes a job in async mode. */
   resumeAsync(id: string): Promise<AcceptedBody>;
   get(id: string): Promise<RunDetails>;
-  list(query?: { status?: RunStatus; limit?: number; cursor?: string; name?: string }): Promise<RunPage>;
+  list(query?: RunFilter & { limit?: number; cursor?: string }): Promise<RunPage>;
+  /** Everything the run page draws, in one request (events optionally filtered by type). */
+  timeline(id: string, query?: { types?: string[]; limit?: number }): Promise<Timeline>;
+  /** Every open question across all runs, with the policy's answer and its timeout. */
+  decisions(query?: { limit?: number }): Promise<DecisionsPage>;
+  /** Scheduled deliveries: upcoming (default) or all, newest first. */
+  deliveries(query?: {
+    state?: 'upcoming' | 'all';
+    limit?: number;
+    cursor?: string;
+  }): Promise<DeliveriesPage>;
+  overview(): Promise<Overview>;
+  /** Cancels the runs named or selected; `dryRun` only counts them. */
+  bulkCancel(target: BulkTarget): Promise<BulkAnswer>;
+  /** Resumes the failed, partial or cancelled runs named or selected; `dryRun` only counts them. */
+  bulkResume(target: BulkTarget): Promise<BulkAnswer>;
+  /** Every run's events (live; from `afterId` when given) over SSE, reconnecting with Last-Event-ID. */
+  allEvents(options?: EventsOptions & { types?: string[] }): AsyncGenerator<BatonEvent>;
   decide(id: string, answer: unknown): Promise<RunView>;
   cancel(id: string, reason?: string): Promise<RunView>;
   /** The run's events (past, then live) over SSE, reconnecting with Last-Event-ID. */
@@ -83,6 +109,13 @@ export interface BatonClient {
   health(): Promise<Health>;
   /** The Prometheus text. */
   metrics(): Promise<string>;
+}
+
+function queryString(query: object): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `?${qs}` : '';
 }
 
 export function createClient(options: ClientOptions): BatonClient {
@@ -192,10 +225,33 @@ export function createClient(options: ClientOptions): BatonClient {
       return expect(await send('GET', runPath(id)), 200);
     },
     async list(query = {}) {
-      const params = new URLSearchParams();
-      for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-      const qs = params.toString();
-      return expect(await send('GET', `/runs${qs ? `?${qs}` : ''}`), 200);
+      return expect(await send('GET', `/runs${queryString(query)}`), 200);
+    },
+    async timeline(id, query = {}) {
+      const qs = queryString({ types: query.types?.join(','), limit: query.limit });
+      return expect(await send('GET', runPath(id, `/timeline${qs}`)), 200);
+    },
+    async decisions(query = {}) {
+      return expect(await send('GET', `/decisions${queryString(query)}`), 200);
+    },
+    async deliveries(query = {}) {
+      return expect(await send('GET', `/deliveries${queryString(query)}`), 200);
+    },
+    async overview() {
+      return expect(await send('GET', '/overview'), 200);
+    },
+    async bulkCancel(target) {
+      return expect(await send('POST', '/bulk/cancel', target), 200);
+    },
+    async bulkResume(target) {
+      return expect(await send('POST', '/bulk/resume', target), 200);
+    },
+    allEvents(o = {}) {
+      const { types, ...rest } = o;
+      return followEvents({ url, fetch: doFetch, headers, clock }, null, {
+        ...rest,
+        ...(types ? { query: { types: types.join(',') } } : {}),
+      });
     },
     async decide(id, answer) {
       return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/decisions'), answer), 200)).run;

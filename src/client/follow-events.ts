@@ -27,16 +27,22 @@ export interface EventsTransport {
   clock: Clock;
 }
 
+/** A run's events (`id`), or every run's (`null`: `GET /events`, which always follows). */
 export async function* followEvents(
   t: EventsTransport,
-  id: string,
-  options: EventsOptions = {},
+  id: string | null,
+  options: EventsOptions & { query?: Record<string, string> } = {},
 ): AsyncGenerator<BatonEvent> {
   let lastId = options.afterId ?? 0;
   let failures = 0;
   const maxReconnects = options.maxReconnects ?? 5;
   let retryMs = options.reconnectDelayMs ?? 1_000;
-  const path = `/runs/${encodeURIComponent(id)}/events${options.follow ? '?follow=1' : ''}`;
+  const params = new URLSearchParams(options.query);
+  if (id !== null && options.follow) params.set('follow', '1');
+  // The global stream starts with what happens next unless told where to start.
+  if (id === null && options.afterId !== undefined) params.set('after', String(options.afterId));
+  const qs = params.toString();
+  const path = `${id === null ? '/events' : `/runs/${encodeURIComponent(id)}/events`}${qs ? `?${qs}` : ''}`;
   for (;;) {
     if (options.signal?.aborted) return;
     const connection = new AbortController();

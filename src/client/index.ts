@@ -11,6 +11,7 @@
  */
 export {
   type BatonClient,
+  type BulkTarget,
   type ClientOptions,
   createClient,
   type RunOptions,
@@ -30,13 +31,20 @@ export {
 export { type SseMessage, SseParser } from './sse-parser.ts';
 export type {
   AcceptedBody,
+  BulkAnswer,
   DecisionBody,
+  DecisionsPage,
+  DeliveriesPage,
   ErrorBody,
   Health,
+  Overview,
   RunDetails,
+  RunFilter,
   RunPage,
+  RunRow,
   RunView,
   SuccessBody,
   SyncAnswer,
+  Timeline,
   TimeoutBody,
 } from './wire-types.ts';

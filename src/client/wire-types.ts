@@ -1,8 +1,41 @@
 /** The HTTP API's answers as the client sees them (types only; shared with src/http). */
-import type { RunStatus } from '../core/index.ts';
-import type { ErrorBody, RunView, SuccessBody } from '../http/index.ts';
+import type { RunStatus, TimeStatus, WaitReason } from '../core/index.ts';
+import type {
+  BulkAnswer,
+  DecisionsPage,
+  DeliveriesPage,
+  ErrorBody,
+  Overview,
+  RunRow,
+  RunView,
+  SuccessBody,
+  Timeline,
+} from '../http/index.ts';
 
-export type { ErrorBody, RunView, SuccessBody };
+export type {
+  BulkAnswer,
+  DecisionsPage,
+  DeliveriesPage,
+  ErrorBody,
+  Overview,
+  RunRow,
+  RunView,
+  SuccessBody,
+  Timeline,
+};
+
+/** The runs list's filters, also what a bulk action selects by. */
+export interface RunFilter {
+  status?: RunStatus;
+  waitReason?: WaitReason;
+  /** The task or flow name. */
+  name?: string;
+  /** The budget's time status now. */
+  budgetStatus?: TimeStatus;
+  /** Created at or after / before these instants (epoch ms or ISO 8601). */
+  createdAfter?: number | string;
+  createdBefore?: number | string;
+}
 
 /** 202 for an async start or resume. */
 export interface AcceptedBody {
@@ -39,14 +72,16 @@ export type SyncAnswer =
 
 export interface RunDetails {
   success: true;
-  run: RunView;
-  steps?: RunView[];
+  now: number;
+  run: RunRow;
+  steps?: RunRow[];
   decision: { runId: string; request: unknown } | null;
 }
 
 export interface RunPage {
   success: true;
-  runs: RunView[];
+  now: number;
+  runs: RunRow[];
   nextCursor: string | null;
 }
 

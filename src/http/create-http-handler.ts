@@ -6,12 +6,16 @@ import { Hono } from 'hono';
 import { routePath } from 'hono/route';
 import type { Baton } from '../runtime/index.ts';
 import { requireBearer } from './bearer-auth.ts';
-import { eventsRoute } from './event-stream.ts';
+import { bulkRoute } from './bulk-routes.ts';
+import { allEventsRoute, eventsRoute } from './event-stream.ts';
 import { type HttpOptions, resolveHttpOptions } from './http-options.ts';
+import { decisionsRoute, deliveriesRoute } from './inbox-routes.ts';
 import { healthRoute, metricsRoute } from './ops-routes.ts';
+import { overviewRoute } from './overview-route.ts';
 import { cancelRoute, decideRoute, getRoute, listRoute } from './read-routes.ts';
 import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
 import { type RouteContext, resumeRoute, startRoute } from './run-routes.ts';
+import { timelineRoute } from './timeline-route.ts';
 import { errorResponse, HttpCodes, HttpProblem } from './wire-errors.ts';
 
 export interface HttpHandler {
@@ -52,6 +56,13 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   );
 
   app.post('/runs', (c) => startRoute(rc, c.req.raw));
+  app.post('/bulk/cancel', (c) => bulkRoute(rc, c.req.raw, 'cancel'));
+  app.post('/bulk/resume', (c) => bulkRoute(rc, c.req.raw, 'resume'));
+  app.get('/decisions', (c) => decisionsRoute(rc, c.req.raw));
+  app.get('/deliveries', (c) => deliveriesRoute(rc, c.req.raw));
+  app.get('/overview', () => overviewRoute(rc));
+  app.get('/events', (c) => allEventsRoute(rc, c.req.raw));
+  app.get('/runs/:id/timeline', (c) => timelineRoute(rc, c.req.raw, c.req.param('id')));
   app.get('/runs', (c) => listRoute(rc, c.req.raw));
   app.get('/runs/:id', (c) => getRoute(rc, c.req.param('id')));
   app.post('/runs/:id/resume', (c) => resumeRoute(rc, c.req.raw, c.req.param('id')));

@@ -6,7 +6,7 @@
  */
 import { BatonError, type BatonEvent } from '../core/index.ts';
 import type { TimerHandle } from '../time/index.ts';
-import { EventsQuery, parseRequest, queryOf } from './request-schemas.ts';
+import { AllEventsQuery, EventsQuery, parseRequest, queryOf } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { errorBody } from './wire-errors.ts';
 
@@ -24,6 +24,33 @@ export async function eventsRoute(rc: RouteContext, request: Request, id: string
     throw new BatonError('RUN_NOT_FOUND', `no run with id ${id}`, { data: { runId: id } });
   const afterId = lastEventId(request) ?? query.after ?? 0;
   const follow = query.follow === '1' || query.follow === 'true';
+  return sseResponse(rc, request, `run ${id}`, (signal) =>
+    rc.baton.events(id, { afterId, forever: follow, signal }),
+  );
+}
+
+/**
+ * `GET /events`: every run's events, past (after `Last-Event-ID` or `?after=`; by default only
+ * new ones) then live, until the client goes. `?types=run:succeeded,decision:requested` keeps
+ * only those types (a prefix ending in ":" keeps a family, e.g. `run:`).
+ */
+export async function allEventsRoute(rc: RouteContext, request: Request): Promise<Response> {
+  const query = parseRequest(AllEventsQuery, queryOf(new URL(request.url)), 'query');
+  const types = query.types?.split(',').filter((t) => t !== '');
+  const keep = (e: BatonEvent) =>
+    types === undefined || types.some((t) => (t.endsWith(':') ? e.type.startsWith(t) : e.type === t));
+  const afterId = lastEventId(request) ?? query.after ?? (await rc.baton.store.lastEventId());
+  return sseResponse(rc, request, 'all runs', async function* (signal) {
+    for await (const e of rc.baton.allEvents({ afterId, signal })) if (keep(e)) yield e;
+  });
+}
+
+function sseResponse(
+  rc: RouteContext,
+  request: Request,
+  label: string,
+  source: (signal: AbortSignal) => AsyncIterable<BatonEvent>,
+): Response {
   const stop = new AbortController();
   const onGone = () => stop.abort();
   request.signal?.addEventListener('abort', onGone, { once: true });
@@ -59,11 +86,11 @@ export async function eventsRoute(rc: RouteContext, request: Request, id: string
           // Already cancelled by the client.
         }
       };
-      send(`retry: ${RETRY_MS}\n: stream of run ${id}\n\n`);
+      send(`retry: ${RETRY_MS}\n: stream of ${label}\n\n`);
       beat();
       void (async () => {
         try {
-          for await (const e of rc.baton.events(id, { afterId, forever: follow, signal: stop.signal })) {
+          for await (const e of source(stop.signal)) {
             send(formatSseEvent(e));
             if (!open) break;
           }

@@ -8,9 +8,11 @@
  *   export default { fetch: createHttpHandler(baton, { token }) };     // any fetch-style runtime
  */
 export { constantTimeEqual } from './bearer-auth.ts';
+export { BULK_LIMIT, type BulkAnswer } from './bulk-routes.ts';
 export { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
 export { formatSseEvent } from './event-stream.ts';
 export type { HttpOptions } from './http-options.ts';
+export type { DecisionsPage, DeliveriesPage } from './inbox-routes.ts';
 export {
   type Counter,
   type Gauge,
@@ -19,9 +21,13 @@ export {
   MetricsRegistry,
   MS_BUCKETS,
 } from './metrics-registry.ts';
+export type { Overview } from './overview-route.ts';
+export type { AttemptPlan, BudgetView, RunInsight } from './run-insight.ts';
 export { type BatonMetrics, createBatonMetrics, measureStore } from './run-metrics.ts';
 export { invocationTimeoutMs } from './run-routes.ts';
+export type { RunRow } from './run-selection.ts';
 export type { InvocationFacts, RunView } from './run-views.ts';
 export { type HttpServer, isLoopback, type ServeHttpOptions, serveHttp } from './serve-http.ts';
 export { type SuccessBody, timeoutCode } from './sync-outcome.ts';
+export type { CheckpointView, Timeline } from './timeline-route.ts';
 export { type ErrorBody, HttpCodes, STATUS_BY_CODE } from './wire-errors.ts';

@@ -3,38 +3,31 @@
  * steps for a flow, the decision it waits on), `POST /runs/:id/decisions` (the answer, as
  * `baton decide` takes it) and `POST /runs/:id/cancel`.
  */
-import { BatonError } from '../core/index.ts';
+import { BatonError, isBatonError } from '../core/index.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { CancelBody, ListQuery, parseRequest, queryOf } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
+import { runRow, selectRuns } from './run-selection.ts';
 import { runView } from './run-views.ts';
 import { jsonResponse } from './wire-errors.ts';
 
 export async function listRoute(rc: RouteContext, request: Request): Promise<Response> {
-  const query = parseRequest(ListQuery, queryOf(new URL(request.url)), 'query');
-  const limit = query.limit ?? 50;
-  const runs = await rc.baton.listRuns({
-    ...(query.status !== undefined ? { status: query.status } : {}),
-    ...(query.name !== undefined ? { name: query.name } : {}),
-    ...(query.cursor !== undefined ? { beforeId: query.cursor } : {}),
-    limit,
-  });
-  const last = runs.at(-1);
-  return jsonResponse({
-    success: true,
-    runs: runs.map(runView),
-    nextCursor: runs.length === limit && last ? last.id : null,
-  });
+  const { limit = 50, cursor, ...filter } = parseRequest(ListQuery, queryOf(new URL(request.url)), 'query');
+  const { runs, nextCursor } = await selectRuns(rc, filter, { cursor, limit });
+  const now = rc.clock.now();
+  return jsonResponse({ success: true, now, runs: runs.map((r) => runRow(rc, r, now)), nextCursor });
 }
 
 export async function getRoute(rc: RouteContext, id: string): Promise<Response> {
   const run = await requireRun(rc, id);
   const steps = run.kind === 'flow' ? await rc.baton.listRuns({ parentId: id, limit: 10_000 }) : undefined;
   const decisions = await rc.baton.openDecisions(id);
+  const now = rc.clock.now();
   return jsonResponse({
     success: true,
-    run: runView(run),
-    ...(steps ? { steps: steps.map(runView) } : {}),
+    now,
+    run: runRow(rc, run, now),
+    ...(steps ? { steps: steps.map((s) => runRow(rc, s, now)) } : {}),
     decision: decisions[0] ?? null,
     ...(decisions.length > 1 ? { decisions } : {}),
   });
@@ -48,8 +41,12 @@ export async function decideRoute(rc: RouteContext, request: Request, id: string
       'body must be the answer: a choice id like "retry_extended" or { "choice": ..., "mode"?, "input"? }',
       { data: { field: 'body' } },
     );
-  const run = await rc.baton.decide(id, answer, rc.options.actor);
-  return jsonResponse({ success: true, run: runView(run) });
+  try {
+    const run = await rc.baton.decide(id, answer, rc.options.actor);
+    return jsonResponse({ success: true, run: runView(run) });
+  } catch (err) {
+    throw await namingAnswerer(rc, id, err);
+  }
 }
 
 export async function cancelRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
@@ -62,8 +59,30 @@ export async function cancelRoute(rc: RouteContext, request: Request, id: string
   return jsonResponse({ success: true, run: runView(await requireRun(rc, id)) });
 }
 
-async function requireRun(rc: RouteContext, id: string) {
+export async function requireRun(rc: RouteContext, id: string) {
   const run = await rc.baton.getRun(id);
   if (!run) throw new BatonError('RUN_NOT_FOUND', `no run with id ${id}`, { data: { runId: id } });
   return run;
+}
+
+interface AnsweredDecision {
+  answer: unknown;
+  by: string;
+  at: string;
+}
+
+/**
+ * A lost race names who answered: when the question was already answered, the 409 carries the
+ * winning answer, its author and time (`details.answeredBy`, `answeredAt`, `answer`).
+ */
+async function namingAnswerer(rc: RouteContext, id: string, err: unknown): Promise<unknown> {
+  if (!isBatonError(err, 'RUN_CONFLICT')) return err;
+  const run = await rc.baton.getRun(id);
+  const history = run?.meta.decisions as AnsweredDecision[] | undefined;
+  const last = history?.at(-1);
+  if (!last) return err;
+  return new BatonError('RUN_CONFLICT', `${err.message}; already answered by ${last.by} at ${last.at}`, {
+    cause: err,
+    data: { ...err.data, answeredBy: last.by, answeredAt: last.at, answer: last.answer },
+  });
 }

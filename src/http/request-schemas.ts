@@ -3,7 +3,7 @@
  * become a 400 that names the field. Unknown fields are refused so a typo ("taks") is not ignored.
  */
 import { z } from 'zod';
-import { BatonError, RunStatuses } from '../core/index.ts';
+import { BatonError, RunStatuses, TimeStatuses, WaitReasons } from '../core/index.ts';
 
 const executionMode = z.enum(['sync', 'async']);
 const duration = z.union([z.number().nonnegative(), z.string().min(1)]);
@@ -40,14 +40,75 @@ export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional
 const intText = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'expected an integer').transform(Number).pipe(z.number().int().min(min).max(max));
 
-export const ListQuery = z.strictObject({
+/** An instant in a query: epoch milliseconds or an ISO 8601 date-time with a zone. */
+const instantText = z
+  .string()
+  .refine((v) => /^\d+$/.test(v) || /^\d{4}-\d\d-\d\d(T[\d:.]+(Z|[+-]\d\d:?\d\d))?$/.test(v), {
+    message: 'expected epoch milliseconds or an ISO 8601 date-time like 2026-11-25T09:00:00Z',
+  })
+  .transform((v) => (/^\d+$/.test(v) ? Number(v) : Date.parse(v)))
+  .pipe(z.number().int().nonnegative());
+
+/** Which runs: the filters the runs list and bulk actions share. */
+const runFilterFields = {
   status: z.enum(RunStatuses).optional(),
+  waitReason: z.enum(WaitReasons).optional(),
+  name: z.string().min(1).optional(),
+  budgetStatus: z.enum(TimeStatuses).optional(),
+};
+
+export const ListQuery = z.strictObject({
+  ...runFilterFields,
+  createdAfter: instantText.optional(),
+  createdBefore: instantText.optional(),
   limit: intText(1, 1000).optional(),
   cursor: z.string().min(1).optional(),
-  name: z.string().min(1).optional(),
+});
+export type RunFilter = Omit<z.output<typeof ListQuery>, 'limit' | 'cursor'>;
+
+const instantBody = z.union([z.number().int().nonnegative(), instantText]);
+
+export const BulkBody = z.strictObject({
+  /** These runs, or every run the filter selects (one of the two). */
+  ids: z.array(z.string().min(1)).min(1).max(10_000).optional(),
+  filter: z
+    .strictObject({
+      ...runFilterFields,
+      createdAfter: instantBody.optional(),
+      createdBefore: instantBody.optional(),
+    })
+    .optional(),
+  /** Count what would be touched, change nothing. */
+  dryRun: z.boolean().optional(),
+  reason: z.string().max(1000).optional(),
+});
+export type BulkBody = z.infer<typeof BulkBody>;
+
+export const TimelineQuery = z.strictObject({
+  /** Only these event types (comma-separated; a prefix ending in ":" keeps a family). */
+  types: z.string().min(1).optional(),
+  /** At most this many events, from the first; `truncated` says when there were more. @default 10000 */
+  limit: intText(1, 50_000).optional(),
+});
+
+export const PageQuery = z.strictObject({
+  limit: intText(1, 1000).optional(),
+  cursor: z.string().min(1).optional(),
+});
+
+export const DeliveriesQuery = z.strictObject({
+  /** upcoming: not yet delivered; all: also delivered ones, newest first. @default upcoming */
+  state: z.enum(['upcoming', 'all']).optional(),
+  limit: intText(1, 1000).optional(),
+  cursor: z.string().min(1).optional(),
 });
 
 export const ModeQuery = z.strictObject({ mode: executionMode.optional() });
+
+export const AllEventsQuery = z.strictObject({
+  after: intText(0, Number.MAX_SAFE_INTEGER).optional(),
+  types: z.string().min(1).optional(),
+});
 
 export const EventsQuery = z.strictObject({
   follow: z.enum(['0', '1', 'true', 'false']).optional(),

@@ -26,7 +26,13 @@ import { type ResumeResult, resumeRun } from './resume-run.ts';
 import type { ProgressOptions } from './scheduled-delivery.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
 import { createStepInputs, type RefsOptions } from './step-inputs.ts';
-import { type FollowOptions, followEvents, requireRun, TerminalWatcher } from './watch-run.ts';
+import {
+  type FollowOptions,
+  followAllEvents,
+  followEvents,
+  requireRun,
+  TerminalWatcher,
+} from './watch-run.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 
 export interface BatonOptions {
@@ -252,6 +258,11 @@ export class Baton implements AsyncDisposable {
 
   events(id: string, options: FollowOptions = {}): AsyncGenerator<BatonEvent> {
     return followEvents(this.engine, id, this.pollMs, options);
+  }
+
+  /** Every run's events in commit order, past (after `afterId`) then live, until the signal aborts. */
+  allEvents(options: Omit<FollowOptions, 'forever'> = {}): AsyncGenerator<BatonEvent> {
+    return followAllEvents(this.engine, this.pollMs, options);
   }
 
   /**

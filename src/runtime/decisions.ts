@@ -38,6 +38,9 @@ export interface PendingDecision {
   error?: SerializedError;
   /** The policy that answers if nobody does (the same the unattended path would use). */
   policy?: EscalationPolicy;
+  /** When the question was asked, and when the policy answers if nobody does (epoch ms). */
+  askedAt?: number;
+  timeoutAt?: number;
 }
 
 /** A question a run waits on: the run's own, or one of a flow's steps'. */
@@ -128,9 +131,11 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
     );
   }
   const timeoutMs = s.task.escalation.decisionTimeoutMs;
+  pending.askedAt = now;
   if (timeoutMs !== null) {
     // Added first: if the process dies before the transition, the timer finds no question and does nothing.
     pending.timerId = `decision:${s.run.id}:${s.run.attempt}`;
+    pending.timeoutAt = now + timeoutMs;
     await engine.store.addTimer({
       id: pending.timerId,
       runId: s.run.id,

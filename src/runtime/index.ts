@@ -20,7 +20,15 @@ export {
   type TaskRetryOptions,
 } from './define-task.ts';
 export type { Engine } from './engine.ts';
+export {
+  type DeliveryEntry,
+  type DeliveryState,
+  decisionInbox,
+  deliveryBoard,
+  type InboxDecision,
+} from './inbox.ts';
 export type { ResumeResult } from './resume-run.ts';
+export type { RunSchedule } from './scheduled-delivery.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
 export type { CheckpointInfo, CheckpointView, DependencyOutput, TaskContext } from './task-context.ts';
 export type { FollowOptions } from './watch-run.ts';

@@ -202,3 +202,47 @@ export async function* followEvents(
     options.signal?.removeEventListener('abort', onAbort);
   }
 }
+
+/**
+ * Every run's events in commit order, past (after `afterId`) then live, until the signal aborts:
+ * the store-wide stream a dashboard follows. Same wake-ups as `followEvents`: at once for commits
+ * in this process, at the next poll for other processes' writes.
+ */
+export async function* followAllEvents(
+  engine: Engine,
+  pollMs: number,
+  options: Omit<FollowOptions, 'forever'> = {},
+): AsyncGenerator<BatonEvent> {
+  let lastId = options.afterId ?? 0;
+  let wake: (() => void) | undefined;
+  let pending = false;
+  const unsubscribe = engine.store.onEvents(() => {
+    pending = true;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    for (;;) {
+      pending = false;
+      const batch = await engine.store.readEvents({ afterId: lastId, limit: 1000 });
+      for (const e of batch) {
+        lastId = e.id;
+        yield e;
+      }
+      if (options.signal?.aborted) return;
+      if (batch.length === 1000 || pending) continue;
+      await new Promise<void>((resolve) => {
+        const timer = engine.clock.setTimer(pollMs, () => resolve());
+        wake = () => {
+          engine.clock.clearTimer(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}

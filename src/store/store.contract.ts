@@ -310,6 +310,31 @@ export function runStoreContract(name: string, harness: ContractHarness): void {
       expect(await store.nextWakeAt()).toBeUndefined();
     });
 
+    it('lists runs by wait reason, creation time and schedule; reports the newest event id', async () => {
+      await open();
+      expect(await store.lastEventId()).toBe(0);
+      await store.createRuns(
+        [
+          task('a', { status: 'waiting', waitReason: 'decision' }),
+          task('b', { status: 'waiting', waitReason: 'timer', options: { schedule: { at: T0 } } }),
+        ],
+        [newEvent('a', 'run:created', { name: 'work', kind: 'task' })],
+      );
+      await clock.advance(60_000);
+      await store.createRuns(
+        [task('c', { parentId: 'a', rootId: 'a', options: { schedule: { at: T0 + 1 } } })],
+        [newEvent('c', 'run:created', { name: 'work', kind: 'task' })],
+      );
+      const ids = async (q: Parameters<Store['listRuns']>[0]) => (await store.listRuns(q)).map((r) => r.id);
+      expect(await ids({ waitReason: 'decision' })).toEqual(['a']);
+      expect(await ids({ waitReason: 'timer' })).toEqual(['b']);
+      expect(await ids({ createdAfter: T0 + 1, topLevel: false })).toEqual(['c']);
+      expect(await ids({ createdBefore: T0 + 1, topLevel: false })).toEqual(['b', 'a']);
+      expect(await ids({ scheduled: true, topLevel: false })).toEqual(['c', 'b']);
+      const events = await store.readEvents({});
+      expect(await store.lastEventId()).toBe(events.at(-1)?.id);
+    });
+
     it('lists and removes workers', async () => {
       await open();
       await store.registerWorker({

@@ -64,6 +64,14 @@ export interface RunQuery {
   /** Only top-level runs (no parent). @default true when parentId is not given */
   topLevel?: boolean;
   name?: string;
+  /** Only `waiting` runs with this reason (implies status waiting). */
+  waitReason?: WaitReason;
+  /** Created at or after this instant (epoch ms). */
+  createdAfter?: number;
+  /** Created before this instant (epoch ms). */
+  createdBefore?: number;
+  /** Only runs with a delivery schedule (`options.schedule`), i.e. scheduled tool calls. */
+  scheduled?: boolean;
   limit?: number;
   /** Ids sort by creation time; page with the last id seen. */
   beforeId?: string;
@@ -157,6 +165,8 @@ export interface Store {
   // events
   appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]>;
   readEvents(query: EventQuery): Promise<BatonEvent[]>;
+  /** The newest event id in the store (0 when there is none): where a live-only stream starts. */
+  lastEventId(): Promise<number>;
   /** Called after each commit with the events it appended (in this process). */
   onEvents(listener: EventListener): () => void;
 

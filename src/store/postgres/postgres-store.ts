@@ -177,6 +177,11 @@ export class PostgresStore implements Store {
       else if (q.topLevel ?? true) where.push('parent_id IS NULL');
       if (q.status !== undefined) where.push(`status = ${param(q.status)}`);
       if (q.name !== undefined) where.push(`name = ${param(q.name)}`);
+      if (q.waitReason !== undefined)
+        where.push(`status = 'waiting' AND wait_reason = ${param(q.waitReason)}`);
+      if (q.createdAfter !== undefined) where.push(`created_at >= ${param(q.createdAfter)}`);
+      if (q.createdBefore !== undefined) where.push(`created_at < ${param(q.createdBefore)}`);
+      if (q.scheduled === true) where.push(`(options::jsonb -> 'schedule') IS NOT NULL`);
       if (q.beforeId !== undefined) where.push(`id < ${param(q.beforeId)}`);
       const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
       const limit = param(Math.min(Math.max(1, q.limit ?? 100), 10_000));
@@ -291,6 +296,16 @@ export class PostgresStore implements Store {
 
   readEvents(query: EventQuery) {
     return this.op(() => timers.readEvents(this.ctx, query));
+  }
+
+  lastEventId(): Promise<number> {
+    return this.op(async () => {
+      const rows = await this.ctx.read<{ id: string | null }>(
+        `SELECT MAX(id) AS id FROM ${this.ctx.t.events}`,
+        [],
+      );
+      return Number(rows[0]?.id ?? 0);
+    });
   }
 
   onEvents(listener: EventListener) {

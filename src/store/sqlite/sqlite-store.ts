@@ -98,6 +98,19 @@ export class SqliteStore implements Store {
       where.push('name = ?');
       params.push(q.name);
     }
+    if (q.waitReason !== undefined) {
+      where.push("status = 'waiting' AND wait_reason = ?");
+      params.push(q.waitReason);
+    }
+    if (q.createdAfter !== undefined) {
+      where.push('created_at >= ?');
+      params.push(q.createdAfter);
+    }
+    if (q.createdBefore !== undefined) {
+      where.push('created_at < ?');
+      params.push(q.createdBefore);
+    }
+    if (q.scheduled === true) where.push("json_extract(options, '$.schedule') IS NOT NULL");
     if (q.beforeId !== undefined) {
       where.push('id < ?');
       params.push(q.beforeId);
@@ -225,6 +238,12 @@ export class SqliteStore implements Store {
   readEvents(query: EventQuery) {
     this.guard();
     return timers.readEvents(this.ctx, query);
+  }
+
+  lastEventId() {
+    this.guard();
+    const row = this.ctx.stmt('SELECT MAX(id) AS id FROM events').get() as { id: number | null };
+    return Promise.resolve(row.id ?? 0);
   }
 
   onEvents(listener: EventListener) {
