@@ -231,6 +231,50 @@ describe('who answers, and when', () => {
     expect(byTimeout.status).toBe(byPolicy.status);
   });
 
+  it('in a flow, a decision timeout abandons only the step, as the unattended policy does', async () => {
+    // The policy's "abandon" fails the step (and cancels what depends on it); only a person's ends
+    // the whole flow. A timed-out question is answered by the policy, so the flow's other branch runs on.
+    const broken = (name: string, ask: boolean) =>
+      defineTask({
+        name,
+        retry: false,
+        escalation: { ask, decisionTimeout: '1m' },
+        run: async () => {
+          throw new Error('search API down');
+        },
+      });
+    const slow = defineTask({
+      name: 'codebase-scan',
+      budget: '1h',
+      run: (_: unknown, ctx) => ctx.sleep(5 * MIN).then(() => 'scanned'),
+    });
+    const flowOf = (name: string, ask: boolean) =>
+      defineFlow({
+        name,
+        steps: [
+          { id: 'external', task: broken(`${name}-external`, ask) },
+          { id: 'codebase', task: slow },
+        ],
+      });
+    const outcomeOf = async (ask: boolean) => {
+      const run = await rt.baton.start(flowOf(ask ? 'asked' : 'unattended', ask), {});
+      if (ask) {
+        await eventOf(rt, 'decision:requested', `${run.id}.external`);
+        await rt.clock.advance(MIN);
+        expect((await dataOf(`${run.id}.external`, 'decision:made'))[0]?.by).toBe(
+          'policy (decision timeout)',
+        );
+      }
+      await eventOf(rt, 'attempt:started', `${run.id}.codebase`);
+      await rt.clock.advance(5 * MIN);
+      const out = await run.result();
+      return { status: out.status, codebase: (await rt.baton.getRun(`${run.id}.codebase`))?.status };
+    };
+    const unattended = await outcomeOf(false);
+    expect(unattended.codebase).toBe('succeeded');
+    expect(await outcomeOf(true)).toEqual(unattended);
+  });
+
   it('gives RUN_CONFLICT to the second of two concurrent answers, and applies only the first', async () => {
     const id = await startUntilAsked(researcher('contested', findOneThenStall));
     const answers = await Promise.allSettled([

@@ -124,7 +124,7 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
       s.run,
       pending,
       answer,
-      'policy',
+      { kind: 'policy', trigger: 'unattended' },
       { fence: s.fence },
       [...ended, requested],
       baseMeta,
@@ -167,18 +167,36 @@ function policyFor(policy: EscalationPolicy, e: EscalateInput): EscalationPolicy
   return { ...policy, otherwise: ['abandon', ...policy.otherwise.filter((c) => c !== 'abandon')] };
 }
 
+/**
+ * Who answered a question. The policy answers when the run is unattended and when nobody answered
+ * before the decision timeout; both must behave the same (a person's "abandon" ends the whole flow,
+ * the policy's only the step), so the engine branches on `kind`, never on a display string — a
+ * caller of `baton.decide(id, answer, by)` may call itself anything.
+ */
+export type Answerer =
+  | { kind: 'policy'; trigger: 'unattended' | 'decision_timeout' }
+  | { kind: 'person'; name: string };
+
+/** The `by` of `decision:made` events and the decision history (wire format, unchanged). */
+function answererLabel(a: Answerer): string {
+  if (a.kind === 'person') return a.name;
+  return a.trigger === 'unattended' ? 'policy' : 'policy (decision timeout)';
+}
+
 /** Turns an answer into the run's next state, in one guarded transition (with the flow on abandon). */
-export async function applyDecision(
+async function applyDecision(
   engine: Engine,
   run: RunRecord,
   pending: PendingDecision,
   answer: DecisionAnswer,
-  by: string,
+  answerer: Answerer,
   guard: TransitionGuard,
   events: NewEvent[] = [],
   meta: Record<string, unknown> = {},
 ): Promise<RunRecord> {
   const outcome = resolveDecision(pending.request, answer);
+  const by = answererLabel(answerer);
+  const byPolicy = answerer.kind === 'policy';
   const now = engine.clock.now();
   const task = engine.tasks.get(run.name);
   const made = newEvent(run.id, 'decision:made', { answer: { ...answer }, by, action: outcome.action });
@@ -249,7 +267,7 @@ export async function applyDecision(
       // The policy gives up with the error that ended the last attempt (a tool's timeout stays a
       // TIMEOUT); a person's "abandon" is recorded as theirs.
       const error =
-        by === 'policy' && pending.error
+        byPolicy && pending.error
           ? pending.error
           : serializeError(
               new BatonError(
@@ -262,7 +280,7 @@ export async function applyDecision(
             );
       const step = await ended('failed', { error, meta: base }, newEvent(run.id, 'run:failed', { error }));
       // "Abandon planning session": when a person says so, the whole flow ends with its other steps.
-      if (run.parentId && by !== 'policy') {
+      if (run.parentId && !byPolicy) {
         await engine.store
           .transition(
             run.parentId,
@@ -312,7 +330,14 @@ export async function decide(
       },
     );
   const answer = validateDecision(pending.request, normalizeAnswer(rawAnswer));
-  const next = await applyDecision(engine, run, pending, answer, by, { expectStatus: ['waiting'] });
+  const next = await applyDecision(
+    engine,
+    run,
+    pending,
+    answer,
+    { kind: 'person', name: by },
+    { expectStatus: ['waiting'] },
+  );
   if (pending.timerId) await engine.store.cancelTimers([pending.timerId]);
   return next;
 }
@@ -325,9 +350,16 @@ export async function decideOnTimeout(engine: Engine, runId: string, attempt: nu
     return;
   const task = engine.tasks.get(run.name);
   const answer = decideByPolicy(pending.request, pending.policy ?? task?.escalation.policy);
-  await applyDecision(engine, run, pending, answer, 'policy (decision timeout)', {
-    expectStatus: ['waiting'],
-  }).catch((err: unknown) => {
+  await applyDecision(
+    engine,
+    run,
+    pending,
+    answer,
+    { kind: 'policy', trigger: 'decision_timeout' },
+    {
+      expectStatus: ['waiting'],
+    },
+  ).catch((err: unknown) => {
     // Someone answered in the meantime: theirs stands.
     if (!(err instanceof BatonError && err.code === 'RUN_CONFLICT')) throw err;
   });
