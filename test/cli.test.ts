@@ -140,6 +140,48 @@ describe('baton CLI', () => {
       ],
       /--input is not valid JSON/,
     ],
+    ...(['1.5', '1e20', '99999999999999999999h'] as const).map((budget): [string, () => string[], RegExp] => [
+      `a --budget of ${budget}`,
+      () => [
+        'run',
+        plan('budget.json', { steps: [{ aiName: 'double', draftArgs: { n: 1 } }] }),
+        '--tasks',
+        tasks,
+        '--budget',
+        budget,
+      ],
+      /INVALID_OPTION: budget must be a whole number of milliseconds from 0 to/,
+    ]),
+    [
+      'an 8,000-step plan whose dependencies run backwards into a cycle (no stack overflow)',
+      () => [
+        'run',
+        plan('long-cycle.json', {
+          plan: {
+            steps: Array.from({ length: 8_000 }, (_, i) => ({
+              aiName: 'double',
+              draftArgs: { n: i },
+              dependsOn: [i < 7_999 ? i + 1 : 0],
+            })),
+          },
+        }),
+        '--tasks',
+        tasks,
+      ],
+      /cycle: 0 → 1 → .* → … 7980 more → 0/,
+    ],
+    [
+      'an --input nested 5,000 deep',
+      () => [
+        'run',
+        plan('ok3.json', { steps: [{ aiName: 'double', draftArgs: { n: 1 } }] }),
+        '--tasks',
+        tasks,
+        '--input',
+        `${'['.repeat(5_000)}${']'.repeat(5_000)}`,
+      ],
+      /--input must be nested at most 512 levels deep/,
+    ],
   ];
   it.each(bad)('refuses %s with exit code 2 and leaves the store untouched', (_name, args, message) => {
     const before = fingerprint();
@@ -171,6 +213,19 @@ describe('baton CLI', () => {
     const question = baton('--db', db, 'decide', step);
     expect(question.code).toBe(0);
     expect(question.out).toMatch(/\[Continue with partial results\]/);
+    const before = fingerprint();
+    const deep = baton(
+      '--db',
+      db,
+      'decide',
+      step,
+      'manual_input',
+      '--input',
+      `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`,
+    );
+    expect(deep.err).toMatch(/INVALID_INPUT: --input must be nested at most 512 levels deep/);
+    expect(deep.code).toBe(2);
+    expect(fingerprint()).toBe(before);
     const bad = baton('--db', db, 'decide', step, 'maybe');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/DECISION_INVALID: answer\.choice must be one of/);

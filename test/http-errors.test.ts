@@ -96,6 +96,38 @@ describe('400: the request is wrong, and the answer says where', () => {
   });
 });
 
+describe('400, never 500: budgets out of range and values nested too deep', () => {
+  it('refuses budgets that are fractional, huge or unreadable, naming the field, and stores nothing', async () => {
+    const before = await rt.store.countRuns();
+    for (const budget of [1.5, 1e20, '99999999999999999999h', -1]) {
+      const r = await postJson('/runs', { task: 'double', input: { n: 1 }, budget });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({
+        success: false,
+        error: expect.stringMatching(/^INVALID_(INPUT|OPTION)$/),
+      });
+      expect(r.body.message).toMatch(/budget/);
+    }
+    expect(await rt.store.countRuns()).toEqual(before);
+  });
+
+  it('refuses a body nested 5,000 deep, on every JSON route', async () => {
+    const deep = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
+    for (const path of ['/runs', '/runs/run_X/decisions']) {
+      // The server with the default body limit (the other one allows 1 KB).
+      const r = await call(path, {
+        base: guarded.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: deep,
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ error: 'INVALID_INPUT', details: { field: 'body' } });
+      expect(r.body.message).toMatch(/^body must be nested at most 512 levels deep/);
+    }
+  });
+});
+
 describe('404: unknown ids and routes', () => {
   it.each([
     ['GET', '/runs/run_nope'],

@@ -1,5 +1,5 @@
 /** Printing for the CLI: exit codes, errors, JSON and short value previews. */
-import { BatonError, type ErrorCode, isBatonError, serializeError } from '../core/index.ts';
+import { assertJsonDepth, BatonError, type ErrorCode, isBatonError, serializeError } from '../core/index.ts';
 
 /**
  * 0 succeeded or partial · 1 failed, cancelled or expired · 2 bad input · 3 conflict · 4 waiting for
@@ -56,11 +56,14 @@ export function parseJsonArg(value: string, field: string, readFile: (p: string)
       );
     }
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new BatonError('INVALID_INPUT', `${field} is not valid JSON: ${(err as Error).message}`);
   }
+  assertJsonDepth(parsed, field);
+  return parsed;
 }
 
 export function preview(value: unknown, maxLines = 20): string {

@@ -66,4 +66,22 @@ describe('flow progress with scheduled deliveries', () => {
     expect(d.ready).toEqual(['b']);
     expect(d.finished).toBeUndefined();
   });
+
+  it('blocks an 8,000-step chain written backwards when the step they all wait on fails', () => {
+    const N = 8_000;
+    const steps: FlowStepState[] = Array.from({ length: N }, (_, i) => ({
+      stepId: String(i),
+      status: i === N - 1 ? 'failed' : 'waiting',
+      waitReason: i === N - 1 ? null : 'dependency',
+      dependsOn: i < N - 1 ? [String(i + 1)] : [],
+    }));
+    const d = decideFlow(steps);
+    expect(d.blocked).toHaveLength(N - 1);
+    expect(d.blocked[0]).toEqual({
+      stepId: String(N - 2),
+      dependency: String(N - 1),
+      dependencyStatus: 'failed',
+    });
+    expect(d.finished).toEqual({ status: 'failed', incomplete: [] });
+  });
 });

@@ -34,25 +34,29 @@ export function decideFlow(steps: readonly FlowStepState[]): FlowDecision {
   const ready: string[] = [];
   const blocked: FlowDecision['blocked'] = [];
 
-  // Blocking propagates down chains (a → b → c: if a failed, c is blocked too), so iterate to a fixpoint.
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const s of steps) {
+  // Blocking propagates down chains (a → b → c: if a failed, c is blocked too). A worklist over the
+  // reverse edges does it in one pass over the graph, whatever order the plan lists its steps in
+  // (a fixpoint over the list took one pass per link of a chain written backwards).
+  const dependents = new Map<string, FlowStepState[]>();
+  for (const s of steps)
+    for (const d of s.dependsOn) {
+      const list = dependents.get(d);
+      if (list) list.push(s);
+      else dependents.set(d, [s]);
+    }
+  const isBad = (id: string) => {
+    const st = effective.get(id);
+    return st !== undefined && isTerminal(st) && !isUsable(st);
+  };
+  const pending = steps.filter((s) => isBad(s.stepId)).map((s) => s.stepId);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const s of dependents.get(next) ?? []) {
       if (effective.get(s.stepId) !== 'waiting' || s.waitReason !== 'dependency') continue;
-      const bad = s.dependsOn.find((d) => {
-        const st = effective.get(d);
-        return st !== undefined && isTerminal(st) && !isUsable(st);
-      });
-      if (bad !== undefined) {
-        effective.set(s.stepId, 'cancelled');
-        blocked.push({
-          stepId: s.stepId,
-          dependency: bad,
-          dependencyStatus: effective.get(bad) as RunStatus,
-        });
-        changed = true;
-      }
+      // The first bad dependency in the step's own order, as the message has always named it.
+      const bad = s.dependsOn.find(isBad) as string;
+      effective.set(s.stepId, 'cancelled');
+      blocked.push({ stepId: s.stepId, dependency: bad, dependencyStatus: effective.get(bad) as RunStatus });
+      pending.push(s.stepId);
     }
   }
   const held = new Set(

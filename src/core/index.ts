@@ -7,6 +7,7 @@ export * from './field-path.ts';
 export * from './flow-progress.ts';
 export * from './flow-timeouts.ts';
 export * from './ids.ts';
+export * from './json-depth.ts';
 export * from './plan.ts';
 export * from './retry/index.ts';
 export * from './run-state.ts';

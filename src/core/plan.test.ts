@@ -86,4 +86,34 @@ describe('plans', () => {
     const { problems } = normalizePlan({ steps: [{ id: '../etc', task: 'sum' }] });
     expect(problems[0]?.field).toBe('steps[0].id');
   });
+
+  describe('long chains (no recursion deep enough to overflow the stack)', () => {
+    // The review's 8,000 steps overflowed the CLI's stack; a worker thread has more, so go further.
+    const N = 100_000;
+    // Each step depends on the one after it: the order runs backwards through the whole plan.
+    const backwards = (cycle: boolean) => ({
+      plan: {
+        steps: Array.from({ length: N }, (_, i) => ({
+          aiName: 'sum',
+          draftArgs: { n: i },
+          dependsOn: i < N - 1 ? [i + 1] : cycle ? [0] : [],
+        })),
+      },
+    });
+
+    it('orders a 100,000-step chain written backwards', () => {
+      const { plan, problems } = validatePlan(backwards(false), checkers);
+      expect(problems).toEqual([]);
+      const order = topologicalOrder(plan).map((s) => s.id);
+      expect(order).toHaveLength(N);
+      expect(order[0]).toBe(String(N - 1));
+      expect(order.at(-1)).toBe('0');
+    });
+
+    it('names a 100,000-step cycle in a short message', () => {
+      const { problems } = validatePlan(backwards(true), checkers);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.message).toMatch(/^cycle: 0 → 1 → .* → 19 → … 99980 more → 0$/);
+    });
+  });
 });

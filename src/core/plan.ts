@@ -133,12 +133,14 @@ export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem
     } else byId.set(step.id, step);
   }
 
+  const byIndex = new Map(steps.map((s) => [s.index, s]));
   steps.forEach((step, i) => {
     const deps = rawDeps[i] ?? [];
+    const added = new Set<string>();
     deps.forEach((d, j) => {
       const field = `${at('steps')}[${step.index}].dependsOn[${j}]`;
       let target: PlanStep | undefined;
-      if (typeof d === 'number' && Number.isInteger(d)) target = steps.find((s) => s.index === d);
+      if (typeof d === 'number' && Number.isInteger(d)) target = byIndex.get(d);
       else if (typeof d === 'string') target = byId.get(d);
       if (!target) {
         problems.push({
@@ -154,7 +156,10 @@ export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem
           field,
           message: `step "${step.id}" depends on itself`,
         });
-      } else if (!step.dependsOn.includes(target.id)) step.dependsOn.push(target.id);
+      } else if (!added.has(target.id)) {
+        added.add(target.id);
+        step.dependsOn.push(target.id);
+      }
     });
   });
 
@@ -163,10 +168,16 @@ export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem
       kind: 'cycle',
       step: cycle[0] ?? null,
       field: 'dependsOn',
-      message: `cycle: ${[...cycle, cycle[0]].join(' → ')}`,
+      message: `cycle: ${cyclePath(cycle)}`,
     });
   }
   return { plan: { steps }, problems };
+}
+
+/** "a → b → a"; a long cycle shows its first 20 steps and how many more there are. */
+function cyclePath(cycle: readonly string[]): string {
+  const shown = cycle.length > 20 ? [...cycle.slice(0, 20), `… ${cycle.length - 20} more`] : [...cycle];
+  return [...shown, cycle[0]].join(' → ');
 }
 
 /** Every cycle (one per strongly connected component with more than one step), in dependency order. */
@@ -181,27 +192,43 @@ export function findCycles(steps: readonly PlanStep[]): string[][] {
   const cycles: string[][] = [];
   let counter = 0;
 
-  const visit = (id: string) => {
+  // Tarjan's algorithm with an explicit stack of (step, next edge) frames: a plan of thousands of
+  // steps chained one after another must not overflow the call stack.
+  const open = (id: string) => {
     index.set(id, counter);
     low.set(id, counter);
     counter++;
     stack.push(id);
     onStack.add(id);
-    for (const dep of byId.get(id)?.dependsOn ?? []) {
-      if (!index.has(dep)) {
-        visit(dep);
-        low.set(id, Math.min(low.get(id) as number, low.get(dep) as number));
-      } else if (onStack.has(dep)) low.set(id, Math.min(low.get(id) as number, index.get(dep) as number));
-    }
-    if (low.get(id) === index.get(id)) {
-      const component: string[] = [];
-      let top: string | undefined;
-      do {
-        top = stack.pop() as string;
-        onStack.delete(top);
-        component.push(top);
-      } while (top !== id);
-      if (component.length > 1) cycles.push(orderCycle(component, byId));
+  };
+  const visit = (rootId: string) => {
+    open(rootId);
+    const frames: Array<{ id: string; edge: number }> = [{ id: rootId, edge: 0 }];
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as { id: string; edge: number };
+      const { id } = frame;
+      const deps = byId.get(id)?.dependsOn ?? [];
+      if (frame.edge < deps.length) {
+        const dep = deps[frame.edge++] as string;
+        if (!index.has(dep)) {
+          open(dep);
+          frames.push({ id: dep, edge: 0 });
+        } else if (onStack.has(dep)) low.set(id, Math.min(low.get(id) as number, index.get(dep) as number));
+        continue;
+      }
+      frames.pop();
+      const parent = frames[frames.length - 1];
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id) as number, low.get(id) as number));
+      if (low.get(id) === index.get(id)) {
+        const component: string[] = [];
+        let top: string | undefined;
+        do {
+          top = stack.pop() as string;
+          onStack.delete(top);
+          component.push(top);
+        } while (top !== id);
+        if (component.length > 1) cycles.push(orderCycle(component, byId));
+      }
     }
   };
   for (const id of byId.keys()) if (!index.has(id)) visit(id);
@@ -251,15 +278,25 @@ export function topologicalOrder(plan: Plan): PlanStep[] {
   const done = new Set<string>();
   const out: PlanStep[] = [];
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
-  const visit = (s: PlanStep) => {
-    if (done.has(s.id)) return;
-    done.add(s.id);
-    for (const d of s.dependsOn) {
-      const dep = byId.get(d);
-      if (dep) visit(dep);
+  // Depth-first with an explicit stack (long dependency chains must not overflow the call stack):
+  // a step is emitted after all its dependencies, in the order a recursive walk would emit it.
+  for (const first of plan.steps) {
+    if (done.has(first.id)) continue;
+    done.add(first.id);
+    const frames: Array<{ step: PlanStep; edge: number }> = [{ step: first, edge: 0 }];
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as { step: PlanStep; edge: number };
+      if (frame.edge < frame.step.dependsOn.length) {
+        const dep = byId.get(frame.step.dependsOn[frame.edge++] as string);
+        if (dep && !done.has(dep.id)) {
+          done.add(dep.id);
+          frames.push({ step: dep, edge: 0 });
+        }
+        continue;
+      }
+      frames.pop();
+      out.push(frame.step);
     }
-    out.push(s);
-  };
-  plan.steps.forEach(visit);
+  }
   return out;
 }

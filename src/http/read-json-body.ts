@@ -3,7 +3,7 @@
  * reading), and the bytes actually read are counted too, because the header may be absent
  * (chunked) or lie. Anything that is not UTF-8 JSON is a 400 naming the position.
  */
-import { BatonError } from '../core/index.ts';
+import { assertJsonDepth, BatonError } from '../core/index.ts';
 import { HttpCodes, HttpProblem } from './wire-errors.ts';
 
 function tooLarge(limit: number, bytes: number | string): HttpProblem {
@@ -57,12 +57,15 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
     });
   }
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (err) {
     throw new BatonError('INVALID_INPUT', `request body is not valid JSON: ${(err as Error).message}`, {
       cause: err,
       data: { field: 'body' },
     });
   }
+  assertJsonDepth(body, 'body');
+  return body;
 }

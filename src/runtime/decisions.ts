@@ -7,6 +7,7 @@
  * policy answer. Every answer becomes one transition, guarded so two answers cannot both apply.
  */
 import {
+  assertJsonDepth,
   BatonError,
   buildDecisionRequest,
   type DecisionAnswer,
@@ -329,6 +330,7 @@ export async function decide(
         data: { runId: run.id, status: run.status },
       },
     );
+  assertJsonDepth(rawAnswer, 'answer');
   const answer = validateDecision(pending.request, normalizeAnswer(rawAnswer));
   const next = await applyDecision(
     engine,

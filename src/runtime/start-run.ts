@@ -4,6 +4,7 @@
  * stores nothing at all.
  */
 import {
+  assertJsonDepth,
   BatonError,
   findCycles,
   type NewEvent,
@@ -61,6 +62,8 @@ function runOptions(options: StartOptions): Record<string, unknown> {
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
 
 function checkSize(input: unknown, field: string): void {
+  // Before anything walks it: a value nested thousands deep overflows recursive code (zod, stringify).
+  assertJsonDepth(input, field);
   let text: string;
   try {
     text = JSON.stringify(input ?? null);
@@ -195,6 +198,7 @@ export async function startFlow(
   checkSize(flowInput, 'input');
   for (const t of flow.tasks) engine.tasks.register(t);
   const raw = flow.toRawPlan(flowInput);
+  assertJsonDepth(raw, 'plan');
   const { plan, problems } = validatePlan(raw, {
     hasTask: (name) => engine.tasks.has(name),
     checkInput: (name, input) => {

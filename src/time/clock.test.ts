@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.ts';
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.ts';
 
 describe('ManualClock', () => {
   it('fires timers in due order and shows each its own due time', async () => {
@@ -62,12 +62,33 @@ describe('parseDuration', () => {
     expect(parseDuration(input)).toBe(ms);
   });
 
-  it.each([['-5s'], ['soon'], [''], [-1], [Number.NaN], ['5 parsecs']])(
-    'rejects %j naming the field',
-    (bad) => {
-      expect(() => parseDuration(bad as string, 'task.timeout')).toThrow(/^task\.timeout must be/);
-    },
-  );
+  it.each([
+    ['-5s'],
+    ['soon'],
+    [''],
+    [-1],
+    [Number.NaN],
+    ['5 parsecs'],
+    [1.5],
+    ['1.5'],
+    [1e20],
+    [Number.POSITIVE_INFINITY],
+    ['99999999999999999999h'],
+    ['101y'],
+    [`${'9'.repeat(400)}s`],
+    [MAX_DURATION_MS + 1],
+  ])('rejects %j naming the field', (bad) => {
+    expect(() => parseDuration(bad as string, 'task.timeout')).toThrow(
+      /^task\.timeout must be a whole number of milliseconds from 0 to /,
+    );
+  });
+
+  it('accepts up to 100 years, rounding unit fractions to whole milliseconds', () => {
+    expect(parseDuration(MAX_DURATION_MS)).toBe(MAX_DURATION_MS);
+    expect(parseDuration('36525d')).toBe(MAX_DURATION_MS);
+    expect(parseDuration('1.0005s')).toBe(1_001);
+    expect(Number.isInteger(parseDuration('0.3333s'))).toBe(true);
+  });
 
   it('formats durations compactly', () => {
     expect(formatDuration(4_500_000)).toBe('1h15m');

@@ -16,23 +16,28 @@ const UNIT_MS: Record<string, number> = {
 const PART = /(\d+(?:\.\d+)?)\s*(ms|sec|min|s|m|h|d)/gy;
 
 /**
- * Converts a duration to milliseconds once, at the edge. Throws a ValidationError naming `field`.
+ * The longest duration Baton accepts: 100 years. Every stored time is `now + duration` in epoch
+ * milliseconds, which must stay an exact integer (and a SQLite INTEGER); anything longer is a typo.
+ */
+export const MAX_DURATION_MS = 100 * 365.25 * 86_400_000;
+
+const EXPECTED = `a whole number of milliseconds from 0 to ${MAX_DURATION_MS} (100 years), or a string like "90s", "75m" or "1h30m"`;
+
+/**
+ * Converts a duration to whole milliseconds once, at the edge. Throws a ValidationError naming
+ * `field` for anything else: a negative, fractional or non-finite number, a duration over 100
+ * years, or text that is not a duration.
  * @example parseDuration("75m") === 4_500_000
  */
 export function parseDuration(value: Duration, field = 'duration'): number {
+  const refuse = () => new ValidationError(field, EXPECTED, value, { code: 'INVALID_OPTION' });
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0)
-      throw new ValidationError(field, 'a non-negative number of milliseconds', value, {
-        code: 'INVALID_OPTION',
-      });
+    if (!Number.isSafeInteger(value) || value < 0 || value > MAX_DURATION_MS) throw refuse();
     return value;
   }
-  if (typeof value !== 'string')
-    throw new ValidationError(field, 'milliseconds or a string like "90s" or "75m"', value, {
-      code: 'INVALID_OPTION',
-    });
+  if (typeof value !== 'string' || value.length > 200) throw refuse();
   const text = value.trim().toLowerCase();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (/^\d+$/.test(text)) return parseDuration(Number(text), field);
   let total = 0;
   let at = 0;
   PART.lastIndex = 0;
@@ -45,11 +50,10 @@ export function parseDuration(value: Duration, field = 'duration'): number {
     total += Number(m[1]) * (UNIT_MS[m[2] as string] as number);
     at = PART.lastIndex;
   }
-  if (at < text.length || text.length === 0)
-    throw new ValidationError(field, 'milliseconds or a string like "90s", "75m" or "1h30m"', value, {
-      code: 'INVALID_OPTION',
-    });
-  return Math.round(total);
+  if (at < text.length || text.length === 0) throw refuse();
+  const ms = Math.round(total);
+  if (!Number.isSafeInteger(ms) || ms > MAX_DURATION_MS) throw refuse();
+  return ms;
 }
 
 /** "4500000" → "75m", for messages and the CLI. */

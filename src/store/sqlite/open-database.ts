@@ -149,9 +149,14 @@ function migrate(db: Database.Database): void {
   }
 }
 
+/** SQLite's own verdict that the file is not (or no longer) a sound database. */
+export function isDamaged(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+}
+
 export function storeError(path: string, err: unknown): BatonError {
-  const code = (err as { code?: string }).code ?? '';
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT'))
+  if (isDamaged(err))
     return new BatonError(
       'STORE_CORRUPT',
       `${path} is corrupted or not a SQLite database: ${(err as Error).message}`,

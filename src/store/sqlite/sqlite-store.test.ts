@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -72,6 +72,42 @@ describe('SQLite store specifics', () => {
     writeFileSync(path, bytes);
     for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
     expect(['STORE_CORRUPT', 'STORE_INVALID']).toContain(codeOf(() => openSqliteStore(path)));
+  });
+
+  it('reports damage found after the file opened as STORE_CORRUPT, from reads and writes alike', async () => {
+    const path = join(dir, 'damaged-later.db');
+    const clock = new ManualClock(T0);
+    const first = openSqliteStore(path, { clock });
+    await first.createRuns(
+      Array.from({ length: 200 }, (_, i) => task(`d${i}`)),
+      [],
+    );
+    first.database.pragma('wal_checkpoint(TRUNCATE)');
+    const { rootpage } = first.database
+      .prepare("SELECT rootpage FROM sqlite_master WHERE name = 'runs'")
+      .get() as { rootpage: number };
+    const pageSize = first.database.pragma('page_size', { simple: true }) as number;
+    await first.close();
+    // The runs table's root page is overwritten; the header and Baton's own tables are intact.
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const store = openSqliteStore(path, { clock });
+    const failure = async (what: Promise<unknown>) => {
+      try {
+        await what;
+      } catch (err) {
+        return isBatonError(err) ? { code: err.code, message: err.message } : { code: String(err) };
+      }
+      return undefined;
+    };
+    for (const outcome of [
+      await failure(store.listRuns({})),
+      await failure(store.getRun('d7')),
+      await failure(store.createRuns([task('new')], [])),
+    ])
+      expect(outcome).toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringContaining(path) });
+    await store.close();
   });
 
   it('applies migrations once when two connections open the same new file', () => {

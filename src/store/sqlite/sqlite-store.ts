@@ -32,7 +32,7 @@ import type {
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
-import { type OpenOptions, openDatabase } from './open-database.ts';
+import { isDamaged, type OpenOptions, openDatabase, storeError } from './open-database.ts';
 import { type RunRow, toRun } from './rows.ts';
 import * as runs from './run-writes.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
@@ -297,6 +297,34 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.ctx.db.close();
   }
+}
+
+/**
+ * Damage found after the file opened (a page that no longer parses, an index that disagrees with its
+ * table) surfaces as STORE_CORRUPT naming the file, from whichever method met it, never as a raw
+ * SQLite error that callers would report as an internal one.
+ */
+for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
+  const desc = Object.getOwnPropertyDescriptor(SqliteStore.prototype, name);
+  if (name === 'constructor' || typeof desc?.value !== 'function') continue;
+  const method = desc.value as (this: SqliteStore, ...args: unknown[]) => unknown;
+  const translate = (store: SqliteStore, err: unknown) =>
+    isDamaged(err) ? storeError(store.location, err) : err;
+  Object.defineProperty(SqliteStore.prototype, name, {
+    ...desc,
+    value: function (this: SqliteStore, ...args: unknown[]) {
+      try {
+        const out = method.apply(this, args);
+        return out instanceof Promise
+          ? out.catch((err: unknown) => {
+              throw translate(this, err);
+            })
+          : out;
+      } catch (err) {
+        throw translate(this, err);
+      }
+    },
+  });
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
