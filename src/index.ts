@@ -8,6 +8,7 @@
  */
 
 export * from './agent/index.ts';
+export * from './config/index.ts';
 export * from './context/index.ts';
 export * from './core/index.ts';
 export {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { BatonError, type DecisionRequest } from '../core/index.ts';
 import { createBaton } from '../runtime/index.ts';
 import { parseJsonArg } from './output.ts';
-import { type CommonOptions, openStore } from './run-commands.ts';
+import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
 
 export async function decideCommand(
   id: string,
@@ -12,7 +12,7 @@ export async function decideCommand(
 ): Promise<number> {
   const store = await openStore(options.db, true);
   // No worker: the answer is one transition; whoever runs the worker picks the run up from there.
-  const baton = createBaton({ store, worker: false });
+  const baton = createBaton({ ...batonOptions(options, store), worker: false });
   try {
     const run = await baton.getRun(id);
     if (!run)

@@ -1,7 +1,7 @@
 /**
  * Finding the tasks and flows a command needs: a flow module (TypeScript through tsx, or
- * JavaScript), a JSON plan plus the module that defines its tasks (`--tasks`, else a
- * baton.config.{ts,mts,js,mjs} in the working directory), or the `source` a run was started from.
+ * JavaScript), a JSON plan plus the module that defines its tasks (`--tasks`, and the
+ * configuration's tasks), or the `source` a run was started from.
  */
 import { existsSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
@@ -26,7 +26,7 @@ export interface Definitions {
 
 const CONFIG_NAMES = ['baton.config.ts', 'baton.config.mts', 'baton.config.js', 'baton.config.mjs'];
 
-async function importModule(path: string): Promise<Record<string, unknown>> {
+export async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   try {
     if (/\.(c|m)?tsx?$/.test(path)) {
@@ -39,7 +39,7 @@ async function importModule(path: string): Promise<Record<string, unknown>> {
   }
 }
 
-function collect(exports: Record<string, unknown>, source: string): Definitions {
+export function collectDefinitions(exports: Record<string, unknown>, source: string): Definitions {
   const tasks = new Set<TaskDefinition>();
   const flows = new Set<FlowDefinition>();
   const visit = (v: unknown, depth: number) => {
@@ -62,7 +62,7 @@ function collect(exports: Record<string, unknown>, source: string): Definitions 
 export async function loadModule(path: string): Promise<Definitions> {
   const abs = resolve(path);
   if (!existsSync(abs)) throw new BatonError('INVALID_INPUT', `no such file: ${path}`, { data: { path } });
-  return collect(await importModule(abs), abs);
+  return collectDefinitions(await importModule(abs), abs);
 }
 
 export function findConfig(cwd = process.cwd()): string | undefined {
@@ -76,9 +76,9 @@ export async function loadRunnable(
 ): Promise<{ what: TaskDefinition | FlowDefinition; defs: Definitions }> {
   if (extname(file).toLowerCase() === '.json') {
     const plan = readPlanFile(resolve(file));
-    const tasksModule = options.tasks ?? findConfig();
-    const defs = tasksModule
-      ? await loadModule(tasksModule)
+    // The config's tasks are added by the caller; --tasks names a module on top of them.
+    const defs = options.tasks
+      ? await loadModule(options.tasks)
       : { source: null, tasks: [], flows: [], main: undefined };
     return { what: plan, defs };
   }

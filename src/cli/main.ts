@@ -3,32 +3,36 @@
 import { Command } from 'commander';
 import { decideCommand } from './decide-command.ts';
 import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
+import { type CliConfig, loadCliConfig } from './load-config.ts';
 import { exitCodeFor, printError } from './output.ts';
 import { parseTimeCommand } from './parse-time-command.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
 import { serveCommand } from './serve-command.ts';
 import { workerCommand } from './worker-command.ts';
 
-const DEFAULT_DB = process.env.BATON_DATABASE_URL ?? process.env.BATON_DB ?? './baton.db';
-
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   let json = false;
+  let config: CliConfig | undefined;
   const program = new Command()
     .name('baton')
     .description('A durable, time-aware runtime for agent and LLM tool pipelines')
     .option(
       '--db <path|url>',
-      'a SQLite file, or postgres://user:password@host/db[?schema=name] (default: $BATON_DATABASE_URL, else ./baton.db)',
+      'a SQLite file, or postgres://user:password@host/db[?schema=name] (default: $BATON_DATABASE_URL, $BATON_DB, the config’s db, ./baton.db)',
     )
+    .option('--config <file>', 'the configuration file (default: baton.config.{ts,mts,js,mjs} here)')
     .option('--json', 'machine-readable output on stdout')
     .showHelpAfterError()
     .exitOverride();
-  const common = () => {
-    const o = program.opts<{ db?: string; json?: boolean }>();
+  /** The global options and the configuration every command reads (loaded once, checked first). */
+  const common = async () => {
+    const o = program.opts<{ db?: string; config?: string; json?: boolean }>();
     json = o.json ?? false;
+    config ??= await loadCliConfig(o.config);
     // Read here, not as commander's default, so `--help` never prints a URL (and its password).
-    return { ...o, db: o.db ?? DEFAULT_DB };
+    const db = o.db ?? process.env.BATON_DATABASE_URL ?? process.env.BATON_DB ?? config.db ?? './baton.db';
+    return { db, json, config };
   };
 
   program
@@ -36,7 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     .description('run a flow or task module (.ts/.js) or a JSON plan, here and now')
     .argument('<file>', 'flow module or plan.json')
     .option('--input <json>', 'input as JSON, or @file.json')
-    .option('--tasks <module>', 'module that defines the tasks a JSON plan uses (default: baton.config.ts)')
+    .option('--tasks <module>', 'module that defines the tasks a JSON plan uses (besides the config’s)')
     .option('--flow <name>', 'which flow or task of the module to run')
     .option('--id <id>', 'your own run id')
     .option('--budget <duration>', 'time budget, e.g. 75m')
@@ -44,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--mode <mode>', 'research mode for the timeouts: codebase, docs, external, dual')
     .option('--unattended', 'never prompt: escalations are answered by the task’s policy')
     .action(async (file: string, o: Record<string, string>) => {
-      code = await runCommand(file, { ...common(), ...o });
+      code = await runCommand(file, { ...(await common()), ...o });
     });
   program
     .command('resume')
@@ -52,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument('<id>')
     .option('--tasks <module>', 'module that defines the run’s tasks (default: the one it was started from)')
     .action(async (id: string, o: { tasks?: string }) => {
-      code = await resumeCommand(id, { ...common(), ...o });
+      code = await resumeCommand(id, { ...(await common()), ...o });
     });
   program
     .command('decide')
@@ -65,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--mode <mode>', 'the new mode for different_mode')
     .option('--input <json>', 'the findings for manual_input, as JSON or @file.json')
     .action(async (id: string, choice: string | undefined, o: { mode?: string; input?: string }) => {
-      code = await decideCommand(id, choice, { ...common(), ...o });
+      code = await decideCommand(id, choice, { ...(await common()), ...o });
     });
   program
     .command('serve')
@@ -73,17 +77,17 @@ export async function main(argv: string[]): Promise<number> {
     .option('--host <host>', 'address to bind; any but loopback needs a token', '127.0.0.1')
     .option('--port <port>', 'port', '8080')
     .option('--token <token>', 'bearer token required on every route but /health (default: $BATON_TOKEN)')
-    .option('--tasks <module>', 'module defining the tasks and flows (default: baton.config.ts)')
+    .option('--tasks <module>', 'module defining the tasks and flows (besides the config’s)')
     .action(async (o: { host: string; port: string; token?: string; tasks?: string }) => {
-      code = await serveCommand({ ...common(), ...o });
+      code = await serveCommand({ ...(await common()), ...o });
     });
   program
     .command('worker')
     .description('execute queued runs until interrupted; start several to share the work')
-    .option('--tasks <module>', 'module defining the tasks to execute (default: baton.config.ts)')
+    .option('--tasks <module>', 'module defining the tasks to execute (besides the config’s)')
     .option('--concurrency <n>', 'attempts running at once', '10')
     .action(async (o: { tasks?: string; concurrency: string }) => {
-      code = await workerCommand({ ...common(), ...o });
+      code = await workerCommand({ ...(await common()), ...o });
     });
   program
     .command('parse-time')
@@ -95,7 +99,9 @@ export async function main(argv: string[]): Promise<number> {
     .option('--now <iso>', 'the reference instant (default: now)')
     .option('--lang <lang>', 'en or zh (default: detected)')
     .action(async (expression: string, o: { tz?: string; now?: string; lang?: string }) => {
-      code = await parseTimeCommand(expression, { ...o, json: common().json ?? false });
+      const { json, config } = await common();
+      const tz = o.tz ?? config.options.schedule?.defaultTimezone;
+      code = await parseTimeCommand(expression, { ...o, ...(tz ? { tz } : {}), json });
     });
   program
     .command('ls')
@@ -103,20 +109,20 @@ export async function main(argv: string[]): Promise<number> {
     .option('--status <status>', 'only runs in this status')
     .option('--limit <n>', 'at most this many', '50')
     .action(async (o: { status?: string; limit?: string }) => {
-      code = await lsCommand({ ...common(), ...o });
+      code = await lsCommand({ ...(await common()), ...o });
     });
   program
     .command('show')
     .description("a run's timeline: events, steps, checkpoints, partial findings, result")
     .argument('<id>')
     .action(async (id: string) => {
-      code = await showCommand(id, common());
+      code = await showCommand(id, await common());
     });
   program
     .command('gc')
     .description('delete runs whose time to live has passed')
     .action(async () => {
-      code = await gcCommand(common());
+      code = await gcCommand(await common());
     });
 
   try {
@@ -130,6 +136,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     printError(err, json);
     return exitCodeFor(err);
+  } finally {
+    config?.close();
   }
 }
 

@@ -1,10 +1,19 @@
 /** `baton run` and `baton resume`: start or continue a run here, show it live, print how it ended. */
 import { readFileSync } from 'node:fs';
 import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
-import { type Baton, createBaton, type RunOutcome, type TaskDefinition } from '../runtime/index.ts';
+import {
+  type Baton,
+  type BatonOptions,
+  createBaton,
+  type FlowDefinition,
+  isTaskDefinition,
+  type RunOutcome,
+  type TaskDefinition,
+} from '../runtime/index.ts';
 import { openStore as openStoreAt, type Store } from '../store/index.ts';
 import { formatDuration, systemClock } from '../time/index.ts';
 import { createLiveView } from './live-view.ts';
+import type { CliConfig } from './load-config.ts';
 import { loadModule, loadRunnable } from './load-definitions.ts';
 import { ExitCode, parseJsonArg, preview } from './output.ts';
 import { promptDecision } from './prompt-decision.ts';
@@ -12,6 +21,19 @@ import { promptDecision } from './prompt-decision.ts';
 export interface CommonOptions {
   db: string;
   json?: boolean;
+  /** The configuration file's settings (empty without one). */
+  config: CliConfig;
+}
+
+/** createBaton options from the configuration, with the command's store and extra tasks. */
+export function batonOptions(
+  options: CommonOptions,
+  store: Store,
+  tasks: readonly (TaskDefinition | FlowDefinition)[] = [],
+): BatonOptions {
+  const all = new Set<TaskDefinition>(options.config.taskDefs);
+  for (const t of tasks) if (isTaskDefinition(t)) all.add(t);
+  return { ...options.config.options, store, tasks: [...all] };
 }
 
 /** The store `--db` names (a SQLite file or a postgres:// URL), connected and ready. */
@@ -147,7 +169,7 @@ export async function runCommand(
     options.input === undefined ? {} : parseJsonArg(options.input, '--input', (p) => readFileSync(p, 'utf8'));
   const { what, defs } = await loadRunnable(file, options);
   const store = await openStore(options.db, false);
-  const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
+  const baton = createBaton(batonOptions(options, store, defs.tasks));
   try {
     const run = await baton.start(what, input as never, {
       source: defs.source ?? undefined,
@@ -186,7 +208,7 @@ export async function resumeCommand(
       });
     const source = options.tasks ?? run.source;
     const defs = source ? await loadModule(source) : undefined;
-    const baton = createBaton({ store, clock: systemClock, tasks: (defs?.tasks ?? []) as TaskDefinition[] });
+    const baton = createBaton({ ...batonOptions(options, store, defs?.tasks), clock: systemClock });
     try {
       await checkTasksKnown(baton, id);
       const resumed = await baton.resume(id, 'cli');

@@ -1,9 +1,9 @@
 /** `baton serve`: the HTTP API (and a worker) over the database, until interrupted. */
 import { BatonError } from '../core/index.ts';
 import { serveHttp } from '../http/index.ts';
-import { createBaton, type FlowDefinition, type TaskDefinition } from '../runtime/index.ts';
-import { findConfig, loadModule } from './load-definitions.ts';
-import { type CommonOptions, openStore } from './run-commands.ts';
+import { createBaton, type FlowDefinition } from '../runtime/index.ts';
+import { loadModule } from './load-definitions.ts';
+import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
 
 export async function serveCommand(
   options: CommonOptions & { host: string; port: string; token?: string; tasks?: string },
@@ -11,10 +11,13 @@ export async function serveCommand(
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new BatonError('INVALID_INPUT', `--port must be a port number (0-65535), got "${options.port}"`);
-  const module = options.tasks ?? findConfig();
-  const defs = module ? await loadModule(module) : { tasks: [], flows: [] };
+  const module = options.tasks ? await loadModule(options.tasks) : { tasks: [], flows: [] };
+  const defs = {
+    tasks: [...new Set([...options.config.taskDefs, ...module.tasks])],
+    flows: [...new Set([...options.config.flowDefs, ...module.flows])],
+  };
   const store = await openStore(options.db, false);
-  const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[] });
+  const baton = createBaton(batonOptions(options, store, defs.tasks));
   const server = await serveHttp(baton, {
     host: options.host,
     port,
@@ -25,7 +28,7 @@ export async function serveCommand(
   });
   const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
   process.stderr.write(
-    `baton serving ${server.url} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks'})\n`,
+    `baton serving ${server.url} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks or write a baton.config.ts'})\n`,
   );
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());

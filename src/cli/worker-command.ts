@@ -5,9 +5,9 @@
  * interrupted and their runs handed back for another worker to continue from their checkpoints.
  */
 import { BatonError } from '../core/index.ts';
-import { createBaton, type TaskDefinition } from '../runtime/index.ts';
-import { findConfig, loadModule } from './load-definitions.ts';
-import { type CommonOptions, openStore } from './run-commands.ts';
+import { createBaton } from '../runtime/index.ts';
+import { loadModule } from './load-definitions.ts';
+import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
 
 export interface WorkerCommandOptions extends CommonOptions {
   tasks?: string;
@@ -22,20 +22,19 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
       `--concurrency must be a whole number from 1 to 10000, got "${options.concurrency}"`,
       { data: { field: 'concurrency' } },
     );
-  const module = options.tasks ?? findConfig();
-  if (!module)
+  const module = options.tasks ? await loadModule(options.tasks) : undefined;
+  const tasks = [...new Set([...options.config.taskDefs, ...(module?.tasks ?? [])])];
+  if (tasks.length === 0)
     throw new BatonError(
       'INVALID_INPUT',
-      '--tasks must name the module that defines the tasks to execute (no baton.config.ts here)',
+      options.tasks
+        ? `--tasks: ${options.tasks} defines no tasks`
+        : `--tasks must name the module that defines the tasks to execute (${options.config.file ? `${options.config.file} declares none` : 'no baton.config.ts here'})`,
       { data: { field: 'tasks' } },
     );
-  const defs = await loadModule(module);
-  if (defs.tasks.length === 0)
-    throw new BatonError('INVALID_INPUT', `--tasks: ${module} defines no tasks`, {
-      data: { field: 'tasks' },
-    });
+  const defs = { tasks };
   const store = await openStore(options.db, false);
-  const baton = createBaton({ store, tasks: defs.tasks as TaskDefinition[], worker: { concurrency } });
+  const baton = createBaton({ ...batonOptions(options, store, tasks), worker: { concurrency } });
   await baton.ready();
   const names = defs.tasks.map((t) => t.name).join(', ');
   const ready = { worker: 'ready', db: store.location, concurrency, tasks: defs.tasks.map((t) => t.name) };

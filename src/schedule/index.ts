@@ -29,4 +29,4 @@ export {
   renderTemplate,
 } from './prompt-template.ts';
 export { declaresSchedule, SCHEDULE_JSON_SCHEMA, splitSchedule } from './schedule-args.ts';
-export type { ScheduleLanguage } from './schedule-input.ts';
+export { checkZone, type ScheduleLanguage } from './schedule-input.ts';
