@@ -1,7 +1,7 @@
 /** Claiming runs under leases, heartbeats, and giving runs back when a lease expires or its owner is gone. */
 import { newEvent } from '../../core/index.ts';
 import type { RunRecord, WorkerRecord } from '../records.ts';
-import { type RunRow, toRun, toWorker } from '../sqlite/rows.ts';
+import { type RunRow, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import { LOCK_TASK_LIMIT } from './sql.ts';

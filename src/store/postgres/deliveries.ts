@@ -1,6 +1,6 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the Postgres store. */
 import type { DeliveryRecord, Effects } from '../records.ts';
-import { json, parseJson } from '../sqlite/rows.ts';
+import { json, parseJson } from '../rows.ts';
 import type { Store } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import type { Tx } from './write-queue.ts';

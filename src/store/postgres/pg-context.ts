@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
 import type { Clock } from '../../time/index.ts';
 import type { Fence } from '../records.ts';
-import { json, type RunRow } from '../sqlite/rows.ts';
+import { json, type RunRow } from '../rows.ts';
+import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
 import { LOCK_EVENTS, quoteIdent, select, type Tables } from './sql.ts';
 import { PgWriteQueue, type Tx, type WriteOp, type WriteScope } from './write-queue.ts';
@@ -159,11 +160,10 @@ export function fenceError(
   fence: Fence,
   row: Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'> | undefined,
 ): BatonError {
-  if (!row)
-    return new BatonError('RUN_NOT_FOUND', `no run with id ${fence.runId}`, { data: { runId: fence.runId } });
-  return new BatonError(
-    'LEASE_LOST',
-    `lease on run ${fence.runId} is no longer held (token ${fence.token}; the run is ${row.status} with token ${row.lease_token}${row.lease_owner ? ` held by ${row.lease_owner}` : ''})`,
-    { data: { runId: fence.runId, token: fence.token, currentToken: row.lease_token, status: row.status } },
-  );
+  if (!row) return runNotFound(fence.runId);
+  return leaseLost(fence.runId, fence.token, {
+    status: row.status,
+    leaseToken: row.lease_token,
+    leaseOwner: row.lease_owner,
+  });
 }

@@ -19,8 +19,8 @@ import type {
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
-import { type RunRow, toRun } from '../sqlite/rows.ts';
-import { DEFAULT_TTL_MS } from '../sqlite/sqlite-context.ts';
+import { type RunRow, toRun } from '../rows.ts';
+import { DEFAULT_TTL_MS } from '../run-rules.ts';
 import type {
   ClaimRequest,
   EventListener,

@@ -1,10 +1,11 @@
 /** Creating runs and moving them through the state machine, flows advancing in the same transaction. */
-import { assertTransition, BatonError, isTerminal, type NewEvent } from '../../core/index.ts';
+import { BatonError, type NewEvent } from '../../core/index.ts';
 import type { Effects, NewRun, RunRecord } from '../records.ts';
-import { json, type RunRow, toRun } from '../sqlite/rows.ts';
+import { json, type RunRow, toRun } from '../rows.ts';
+import { type EncodedPatch, encodePatch, planTransition, runNotFound } from '../run-rules.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
 import { writeEffects } from './deliveries.ts';
-import { advanceFlow, cancelOpenSteps, lockRoots, lockRun } from './flow-writes.ts';
+import { advanceFlow, applyUpdate, cancelOpenSteps, lockRoots, lockRun } from './flow-writes.ts';
 import type { PgContext } from './pg-context.ts';
 import { sqlState, UNIQUE_VIOLATION } from './sql.ts';
 import type { Tx } from './write-queue.ts';
@@ -120,39 +121,6 @@ export function transitionAll(
   });
 }
 
-interface EncodedPatch {
-  sets: Array<[column: string, value: unknown]>;
-  /** The patched fields as they read back from the row (JSON columns round-tripped). */
-  fields: Partial<RunRecord>;
-  resetAttempts: boolean;
-}
-
-function encodePatch(patch: RunPatch): EncodedPatch {
-  const sets: EncodedPatch['sets'] = [];
-  const fields: Partial<RunRecord> = {};
-  const add = <K extends keyof RunRecord>(col: string, key: K, value: RunRecord[K]) => {
-    sets.push([col, value]);
-    fields[key] = value;
-  };
-  // JSON columns: stored as text, and read back as the text parses (what a reader would get).
-  const addJson = <K extends keyof RunRecord>(col: string, key: K, value: unknown) => {
-    const text = json(value);
-    sets.push([col, text]);
-    fields[key] = JSON.parse(text) as RunRecord[K];
-  };
-  if (patch.status !== undefined) add('status', 'status', patch.status);
-  if (patch.waitReason !== undefined) add('wait_reason', 'waitReason', patch.waitReason);
-  if (patch.wakeAt !== undefined) add('wake_at', 'wakeAt', patch.wakeAt);
-  if (patch.output !== undefined) addJson('output', 'output', patch.output);
-  if (patch.error === null) add('error', 'error', null);
-  else if (patch.error !== undefined) addJson('error', 'error', patch.error);
-  if (patch.finishedAt !== undefined) add('finished_at', 'finishedAt', patch.finishedAt);
-  if (patch.expiresAt !== undefined) add('expires_at', 'expiresAt', patch.expiresAt);
-  if (patch.input !== undefined) addJson('input', 'input', patch.input);
-  if (patch.resetAttempts) fields.attempt = 0;
-  return { sets, fields, resetAttempts: patch.resetAttempts === true };
-}
-
 async function transitionIn(
   ctx: PgContext,
   tx: Tx,
@@ -164,59 +132,14 @@ async function transitionIn(
 ): Promise<RunRecord> {
   // Locks the run's root first, then the run: every write that can advance a flow holds its root.
   const run = await lockRun(ctx, tx, runId);
-  if (!run) throw new BatonError('RUN_NOT_FOUND', `no run with id ${runId}`, { data: { runId } });
-  const fence = guard.fence;
-  if (fence && (run.status !== 'running' || run.leaseToken !== fence.token))
-    throw new BatonError(
-      'LEASE_LOST',
-      `lease on run ${fence.runId} is no longer held (token ${fence.token}; the run is ${run.status} with token ${run.leaseToken}${run.leaseOwner ? ` held by ${run.leaseOwner}` : ''})`,
-      { data: { runId: fence.runId, token: fence.token, currentToken: run.leaseToken, status: run.status } },
-    );
-  if (guard.expectStatus && !guard.expectStatus.includes(run.status)) {
-    throw new BatonError(
-      'RUN_CONFLICT',
-      `run ${runId} is ${run.status}${run.leaseOwner ? ` (held by ${run.leaseOwner})` : ''}, expected ${guard.expectStatus.join(' or ')}`,
-      { data: { runId, status: run.status, holder: run.leaseOwner } },
-    );
-  }
-  const to = patch.status ?? run.status;
-  if (to !== run.status) assertTransition(runId, run.status, to);
-  const now = ctx.now();
-  const values: unknown[] = [];
-  const param = (value: unknown) => `$${values.push(value)}`;
-  const sets = encoded.sets.map(([col, value]) => `${col} = ${param(value)}`);
-  sets.push(`updated_at = ${param(now)}`);
-  if (encoded.resetAttempts) sets.push('attempt = 0');
-  // The record as it now reads, built from the row just read rather than read (and decoded) again.
-  const updated: RunRecord = { ...run, ...encoded.fields, updatedAt: now };
-  // Leaving `running` always drops the lease; the token stays, so the old attempt stays fenced off.
-  if (patch.releaseLease || (run.status === 'running' && to !== 'running')) {
-    sets.push('lease_owner = NULL', 'lease_expires_at = NULL');
-    updated.leaseOwner = null;
-    updated.leaseExpiresAt = null;
-  }
-  if (patch.meta) {
-    const meta = json({ ...run.meta, ...patch.meta });
-    sets.push(`meta = ${param(meta)}`);
-    updated.meta = JSON.parse(meta) as Record<string, unknown>;
-  }
-  const changed = await tx.execute(
-    `UPDATE ${ctx.t.runs} SET ${sets.join(', ')} WHERE id = ${param(runId)}`,
-    values,
-  );
-  if (changed !== 1) throw new BatonError('RUN_NOT_FOUND', `run ${runId} does not exist`);
+  const plan = planTransition(run, runId, patch, encoded, guard, ctx.now());
+  if ((await applyUpdate(ctx, tx, plan.update)) !== 1) throw runNotFound(runId);
   await ctx.appendEvents(tx, events);
-  if (to !== run.status && isTerminal(to)) {
-    if (run.kind === 'flow') await cancelOpenSteps(ctx, tx, run.id, to);
-    if (run.parentId) await advanceFlow(ctx, tx, run.parentId);
-  } else if (run.parentId && to === 'waiting' && patch.waitReason === 'delivery') {
-    // Finished executing, delivery held: its dependents may start now (see decideFlow).
-    await advanceFlow(ctx, tx, run.parentId);
-  }
-  // A flow's own row only changes through its steps when its step ended; re-read it in that case.
-  if (run.kind === 'flow' && to !== run.status && isTerminal(to)) {
-    const [row] = await tx.select<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [runId]);
-    if (row) return toRun(row);
-  }
-  return updated;
+  if (plan.cancelSteps) await cancelOpenSteps(ctx, tx, runId, plan.record.status);
+  if (plan.advance) await advanceFlow(ctx, tx, plan.advance);
+  // A flow's own row only changes through its steps when it ended; read it back in that case.
+  if (!plan.reread) return plan.record;
+  const [row] = await tx.select<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [runId]);
+  if (!row) throw runNotFound(runId);
+  return toRun(row);
 }

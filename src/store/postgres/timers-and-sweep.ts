@@ -1,7 +1,7 @@
 /** Durable timers, the next moment anything is due, events reads, and the TTL sweeper. */
 import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
-import { json, toEvent, toTimer } from '../sqlite/rows.ts';
+import { json, toEvent, toTimer } from '../rows.ts';
 import type { EventQuery, SweepResult } from '../store.ts';
 import { UPSERT_TIMER } from './deliveries.ts';
 import type { PgContext } from './pg-context.ts';

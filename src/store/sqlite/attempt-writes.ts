@@ -1,7 +1,7 @@
 /** What a running attempt writes: memoized steps, checkpoints and partial findings, all fenced. */
 import { BatonError, type NewEvent } from '../../core/index.ts';
 import type { Fence, PartialRecord, StepRecord, StoredCheckpoint } from '../records.ts';
-import { json, toCheckpoint, toPartial, toStep } from './rows.ts';
+import { json, toCheckpoint, toPartial, toStep } from '../rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 export function recordStep(

@@ -1,8 +1,8 @@
 /** Claiming runs under leases, heartbeats, and giving runs back when a lease expires or its owner is gone. */
 import { newEvent } from '../../core/index.ts';
 import type { RunRecord, WorkerRecord } from '../records.ts';
+import { json, type RunRow, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
-import { json, type RunRow, toRun, toWorker } from './rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 

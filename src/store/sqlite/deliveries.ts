@@ -1,6 +1,6 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the SQLite store. */
 import type { DeliveryRecord, Effects } from '../records.ts';
-import { json, parseJson } from './rows.ts';
+import { json, parseJson } from '../rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 /** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */

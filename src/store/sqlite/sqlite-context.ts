@@ -3,12 +3,12 @@ import type Database from 'better-sqlite3';
 import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
 import type { Clock } from '../../time/index.ts';
 import type { Fence } from '../records.ts';
+import { json, type RunRow } from '../rows.ts';
+import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
-import { json, type RunRow } from './rows.ts';
 import { DEFAULT_SLICE_MS, WriteQueue, type WriteScope } from './write-queue.ts';
 
-/** Runs that finish without a TTL of their own are kept this long. @default 24 h */
-export const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
+export { DEFAULT_TTL_MS } from '../run-rules.ts';
 
 export class SqliteContext {
   readonly queue: WriteQueue;
@@ -104,14 +104,11 @@ export class SqliteContext {
     const row = this.stmt('SELECT status, lease_token, lease_owner FROM runs WHERE id = ?').get(
       fence.runId,
     ) as Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'> | undefined;
-    if (!row)
-      throw new BatonError('RUN_NOT_FOUND', `no run with id ${fence.runId}`, {
-        data: { runId: fence.runId },
-      });
-    throw new BatonError(
-      'LEASE_LOST',
-      `lease on run ${fence.runId} is no longer held (token ${fence.token}; the run is ${row.status} with token ${row.lease_token}${row.lease_owner ? ` held by ${row.lease_owner}` : ''})`,
-      { data: { runId: fence.runId, token: fence.token, currentToken: row.lease_token, status: row.status } },
-    );
+    if (!row) throw runNotFound(fence.runId);
+    throw leaseLost(fence.runId, fence.token, {
+      status: row.status,
+      leaseToken: row.lease_token,
+      leaseOwner: row.lease_owner,
+    });
   }
 }

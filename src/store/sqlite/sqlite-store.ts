@@ -18,6 +18,7 @@ import type {
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
+import { type RunRow, toRun } from '../rows.ts';
 import type {
   ClaimRequest,
   EventListener,
@@ -33,7 +34,6 @@ import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { isDamaged, type OpenOptions, openDatabase, storeError } from './open-database.ts';
-import { type RunRow, toRun } from './rows.ts';
 import * as runs from './run-writes.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
 import * as timers from './timers-and-sweep.ts';

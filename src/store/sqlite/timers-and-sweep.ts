@@ -1,8 +1,8 @@
 /** Durable timers, the next moment anything is due, events reads, and the TTL sweeper. */
 import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
+import { json, toEvent, toTimer } from '../rows.ts';
 import type { EventQuery, SweepResult } from '../store.ts';
-import { json, toEvent, toTimer } from './rows.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 export function addTimer(ctx: SqliteContext, t: TimerRecord): Promise<void> {

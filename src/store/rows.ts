@@ -1,5 +1,5 @@
-/** Row ↔ record mapping for the SQLite store. JSON columns are decoded here, and only here. */
-import type { BatonEvent, BatonEventType, RunStatus, SerializedError, WaitReason } from '../../core/index.ts';
+/** Row ↔ record mapping shared by both stores (same columns, JSON as text). JSON columns are decoded here, and only here. */
+import type { BatonEvent, BatonEventType, RunStatus, SerializedError, WaitReason } from '../core/index.ts';
 import type {
   PartialRecord,
   RunRecord,
@@ -7,7 +7,7 @@ import type {
   StoredCheckpoint,
   TimerRecord,
   WorkerRecord,
-} from '../records.ts';
+} from './records.ts';
 
 export interface RunRow {
   id: string;
