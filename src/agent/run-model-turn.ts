@@ -1,6 +1,7 @@
-import { generateText, type ModelMessage } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import { raceWithSignal } from './abortable.ts';
 import type { ProposedToolCall } from './agent-tools.ts';
+import type { AiSdk } from './ai-sdk.ts';
 import type { AgentLoopOptions } from './loop-options.ts';
 
 export interface ModelReply {
@@ -21,11 +22,13 @@ export interface ModelReply {
 export async function runModelTurn(args: {
   options: AgentLoopOptions;
   history: readonly ModelMessage[];
-  tools: Parameters<typeof generateText>[0]['tools'];
+  tools: ToolSet | undefined;
+  sdk: AiSdk;
   signal: AbortSignal;
   maxRetries: number;
 }): Promise<ModelReply> {
   const { options, history, tools, signal, maxRetries } = args;
+  const { generateText } = args.sdk;
   const result = await raceWithSignal(
     generateText({
       ...options.callSettings,
