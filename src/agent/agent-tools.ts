@@ -2,7 +2,7 @@ import type { FlexibleSchema, JSONSchema7, ToolResultPart, ToolSet } from 'ai';
 import type { Clock } from '../time/index.ts';
 import { raceWithSignal } from './abortable.ts';
 import type { EmitAgentEvent } from './agent-events.ts';
-import type { AiSdk } from './ai-sdk.ts';
+import { aiSdk } from './ai-sdk.ts';
 
 /**
  * A tool the loop executes itself (the model only proposes calls), so that every call is counted,
@@ -28,8 +28,8 @@ export function agentTool<Input, Output>(definition: AgentTool<Input, Output>): 
 }
 
 /** The SDK view of the tools: schemas only, no `execute`, so `generateText` never runs them. */
-export function toSdkTools(sdk: AiSdk, tools: Record<string, AgentTool>): ToolSet {
-  const { jsonSchema, tool } = sdk;
+export function toSdkTools(tools: Record<string, AgentTool>): ToolSet {
+  const { jsonSchema, tool } = aiSdk();
   const set: ToolSet = {};
   for (const [name, t] of Object.entries(tools)) {
     set[name] = tool({

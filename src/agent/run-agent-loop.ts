@@ -10,7 +10,6 @@ import type {
   LoopResultBase,
 } from './agent-loop-result.ts';
 import { executeToolCalls, toSdkTools } from './agent-tools.ts';
-import { type AiSdk, loadAiSdk } from './ai-sdk.ts';
 import type { CheckpointState } from './checkpoint-state.ts';
 import { CheckpointWriter, type LoopSnapshot } from './checkpoint-writer.ts';
 import { InvocationDeadline } from './invocation-deadline.ts';
@@ -39,9 +38,7 @@ import { validateCheckpoint } from './validate-checkpoint.ts';
 
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const config = resolveLoopOptions(options);
-  // Before the invocation's clock starts: loading the SDK is no part of the agent's turns.
-  const sdk = await loadAiSdk();
-  const run = new AgentLoopRun(options, config, sdk);
+  const run = new AgentLoopRun(options, config);
   try {
     return await run.execute();
   } finally {
@@ -66,7 +63,6 @@ class AgentLoopRun {
   constructor(
     private readonly options: AgentLoopOptions,
     private readonly config: ResolvedLoopOptions,
-    private readonly sdk: AiSdk,
   ) {
     const { clock } = options;
     const startedAt = options.invocationStartedAt ?? clock.monotonic();
@@ -96,14 +92,13 @@ class AgentLoopRun {
   }
 
   async execute(): Promise<AgentLoopResult> {
-    const { sdk } = this;
     await this.start();
     this.deadline.onPreTimeout(() => {
       if (this.turnInFlight)
         this.writer.save(this.snapshot(), 'pre_timeout').catch((err: unknown) => this.deadline.fail(err));
     });
     const tools = this.options.tools ?? {};
-    const sdkTools = Object.keys(tools).length > 0 ? toSdkTools(sdk, tools) : undefined;
+    const sdkTools = Object.keys(tools).length > 0 ? toSdkTools(tools) : undefined;
     const { checkpointBeforeDeadlineMs: before, checkpointEveryTurns: every } = this.config;
     for (;;) {
       // Cancelled, or a background pre-timeout save failed, between turns.
@@ -120,7 +115,6 @@ class AgentLoopRun {
           options: this.options,
           history: this.history,
           tools: sdkTools,
-          sdk,
           signal: this.deadline.signal,
           maxRetries: this.config.maxRetries,
         });

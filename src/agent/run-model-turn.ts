@@ -1,7 +1,7 @@
 import type { ModelMessage, ToolSet } from 'ai';
 import { raceWithSignal } from './abortable.ts';
 import type { ProposedToolCall } from './agent-tools.ts';
-import type { AiSdk } from './ai-sdk.ts';
+import { aiSdk } from './ai-sdk.ts';
 import type { AgentLoopOptions } from './loop-options.ts';
 
 export interface ModelReply {
@@ -23,12 +23,11 @@ export async function runModelTurn(args: {
   options: AgentLoopOptions;
   history: readonly ModelMessage[];
   tools: ToolSet | undefined;
-  sdk: AiSdk;
   signal: AbortSignal;
   maxRetries: number;
 }): Promise<ModelReply> {
   const { options, history, tools, signal, maxRetries } = args;
-  const { generateText } = args.sdk;
+  const { generateText } = aiSdk();
   const result = await raceWithSignal(
     generateText({
       ...options.callSettings,

@@ -54,7 +54,7 @@ describe('parseWebhookTarget', () => {
     [
       'a bad timeout',
       { url: URL_, timeout: 'soon' },
-      'hooks.a.timeout must be milliseconds or a string like',
+      'hooks.a.timeout must be a whole number of milliseconds',
     ],
     ['a zero timeout', { url: URL_, timeout: 0 }, 'hooks.a.timeout must be a positive duration, got 0'],
     [
@@ -65,7 +65,7 @@ describe('parseWebhookTarget', () => {
     [
       'a bad base',
       { url: URL_, retry: { base: '-1s' } },
-      'hooks.a.retry.base must be milliseconds or a string like',
+      'hooks.a.retry.base must be a whole number of milliseconds',
     ],
     [
       'max below base',

@@ -366,8 +366,8 @@ describe('invalid options', () => {
   };
 
   it.each([
-    ['a negative timeout', { timeout: -5 }, 'timeout', 'a non-negative number'],
-    ['a negative timeout string', { timeout: '-5s' }, 'timeout', 'milliseconds or a string like'],
+    ['a negative timeout', { timeout: -5 }, 'timeout', 'a whole number of milliseconds'],
+    ['a negative timeout string', { timeout: '-5s' }, 'timeout', 'a whole number of milliseconds'],
     [
       'empty timeout multipliers',
       { retry: { timeoutMultipliers: [] } },
@@ -385,9 +385,9 @@ describe('invalid options', () => {
       'a decisionTimeout that is no duration',
       { escalation: { decisionTimeout: 'soon' } },
       DT,
-      'milliseconds or',
+      'a whole number of milliseconds',
     ],
-    ['a negative decisionTimeout', { escalation: { decisionTimeout: '-10m' } }, DT, 'milliseconds or'],
+    ['a negative decisionTimeout', { escalation: { decisionTimeout: '-10m' } }, DT, 'a whole number of milliseconds'],
     ['a zero decisionTimeout', { escalation: { decisionTimeout: 0 } }, DT, 'greater than 0'],
     [
       'an unknown policy fallback',

@@ -29,7 +29,7 @@ describe('createServerlessHandler', () => {
       /^safetyMarginMs \(5000\) must be below limitMs \(5000\)/,
     );
     expect(() => createServerlessHandler(baton, { limitMs: 'soon' })).toThrow(
-      /^limitMs must be milliseconds or a string/,
+      /^limitMs must be a whole number of milliseconds/,
     );
     expect(() => createServerlessHandler(baton, {} as never)).toThrow(/^limitMs is required/);
   });
