@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isBatonError } from '../core/index.ts';
-import { nextEvent, type TestRuntime, testRuntime } from '../testing/index.ts';
+import { eventOf, nextEvent, type TestRuntime, testRuntime } from '../testing/index.ts';
 import { defineFlow } from './define-flow.ts';
 import { defineTask } from './define-task.ts';
 
@@ -106,7 +106,7 @@ describe('runs', () => {
       },
     });
     const run = await rt.baton.start(stubborn, {});
-    await nextEvent(rt, 'attempt:started', run.id);
+    await eventOf(rt, 'attempt:started', run.id);
     await rt.clock.advance(61_000);
     const out = await run.result();
     expect(out.status).toBe('partial');
@@ -200,7 +200,7 @@ describe('runs', () => {
     rt = testRuntime();
     const t = defineTask({ name: 'long', run: async (_: unknown, ctx) => ctx.sleep(3_600_000) });
     const run = await rt.baton.start(t, {});
-    await nextEvent(rt, 'attempt:started', run.id);
+    await eventOf(rt, 'attempt:started', run.id);
     await run.cancel('user changed their mind');
     const out = await run.result();
     expect(out.status).toBe('cancelled');

@@ -4,7 +4,13 @@
  */
 import pino, { type Logger } from 'pino';
 import { type ContextPlannerOptions, createContextPlanner } from '../context/index.ts';
-import { type BatonEvent, deserializeError, isTerminal, type RunStatus } from '../core/index.ts';
+import {
+  type BatonEvent,
+  deserializeError,
+  isTerminal,
+  type RunStatus,
+  serializeError,
+} from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import {
@@ -20,7 +26,13 @@ import { type Clock, type Duration, parseDuration, systemClock } from '../time/i
 import { decide, decideOnTimeout, type OpenDecision, openDecisions } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
 import type { TaskDefinition } from './define-task.ts';
-import { type Delivered, dispatchDeliveries, onDeliveryDue } from './delivery-service.ts';
+import { checkCallbackName, DEFAULT_CALLBACK_NAME, servedRoutes } from './delivery-routes.ts';
+import {
+  type Delivered,
+  type DeliveryHandlers,
+  dispatchDeliveries,
+  onDeliveryDue,
+} from './delivery-service.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
 import { type ResumeResult, resumeRun } from './resume-run.ts';
 import type { ProgressOptions } from './scheduled-delivery.ts';
@@ -68,9 +80,24 @@ export interface ScheduleOptions {
   defaultTimezone?: string;
   /** Latest delivery time accepted, from now. @default one year */
   horizon?: Duration;
-  /** Called once per delivery (tool_result and in-progress notices), also after a restart. */
+  /**
+   * Called once per delivery (tool_result and in-progress notices), also after a restart. Runs
+   * created by this handle store that their deliveries go to this callback (by `callbackName`);
+   * only a process with a callback of that name and a worker sends them.
+   */
   onDelivery?: (delivery: Delivered) => void | Promise<void>;
-  /** Webhooks every delivery is posted to, by name: HMAC-signed, retried with backoff. */
+  /**
+   * Names this process's `onDelivery` among processes sharing the store: a run's callback
+   * deliveries go only to a callback with the name stored in the run. @default "default"
+   */
+  callbackName?: string;
+  /** An `onDelivery` call still running after this counts as failed and is retried. @default "30s" */
+  callbackTimeout?: Duration;
+  /**
+   * Webhooks every delivery of the runs this handle creates is posted to, by name: HMAC-signed,
+   * retried with backoff. The name and URL are stored with each run; a process sends a delivery
+   * only if it configures a webhook of that name with that URL, and leaves it pending otherwise.
+   */
   webhooks?: Record<string, unknown>;
   /** The in-progress notice: prompt template, brand-voice overlays, an optional LLM. */
   progress?: ProgressOptions;
@@ -125,6 +152,10 @@ export class Baton implements AsyncDisposable {
         parseWebhookTarget(t, `schedule.webhooks.${name}`),
       ]),
     );
+    const callbackName =
+      options.schedule?.onDelivery === undefined
+        ? undefined
+        : checkCallbackName(options.schedule.callbackName ?? DEFAULT_CALLBACK_NAME, 'schedule.callbackName');
     this.engine = {
       store: this.store,
       clock: this.clock,
@@ -138,7 +169,11 @@ export class Baton implements AsyncDisposable {
         options.context ? createContextPlanner(options.context) : undefined,
       ),
       delivery: {
-        channels: { callback: options.schedule?.onDelivery !== undefined, webhooks: Object.keys(webhooks) },
+        channels: {
+          ...(callbackName !== undefined ? { callback: callbackName } : {}),
+          webhooks: Object.entries(webhooks).map(([name, t]) => ({ name, url: t.url })),
+        },
+        routes: servedRoutes(callbackName, webhooks),
         progress: options.schedule?.progress ?? {},
       },
       scheduling: {
@@ -161,8 +196,22 @@ export class Baton implements AsyncDisposable {
       decideOnTimeout(this.engine, String(t.payload.runId), Number(t.payload.attempt)),
     );
     this.worker?.onTimer('delivery-due', (t) => onDeliveryDue(this.engine, String(t.payload.runId)));
-    const handlers = { callback: options.schedule?.onDelivery, webhooks };
+    const handlers: DeliveryHandlers = {
+      ...(options.schedule?.onDelivery ? { callback: options.schedule.onDelivery } : {}),
+      callbackTimeoutMs: parseDuration(
+        options.schedule?.callbackTimeout ?? '30s',
+        'schedule.callbackTimeout',
+      ),
+      webhooks,
+    };
     this.worker?.onDue(() => dispatchDeliveries(this.engine, handlers));
+    // The worker starts as soon as the store is opened with one, not at the first start or resume:
+    // a restarted process that only waits for results still fires overdue timers and sends overdue
+    // deliveries (issue 12 item 6). A failure to start surfaces from ready() and the calls that wait on it.
+    if (this.worker)
+      this.ready().catch((err: unknown) =>
+        this.logger.error({ err: serializeError(err) }, 'the worker did not start'),
+      );
   }
 
   /** The internals the HTTP API and CLI build on. */
@@ -175,7 +224,10 @@ export class Baton implements AsyncDisposable {
     return this;
   }
 
-  /** Starts the in-process worker (done automatically by start and resume). */
+  /**
+   * Resolves when the in-process worker has started. It starts by itself when the handle is created
+   * (with `worker` not false); start and resume await this too.
+   */
   ready(): Promise<void> {
     this.started ??= this.worker ? this.worker.start() : Promise.resolve();
     return this.started;

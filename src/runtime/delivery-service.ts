@@ -4,7 +4,13 @@
  * retrying webhooks with backoff through the durable delivery queue.
  */
 import { isBatonError, isTerminal, newEvent, serializeError } from '../core/index.ts';
-import { sendWebhook, type WebhookTarget, webhookRetryDelay } from '../delivery/index.ts';
+import {
+  DEFAULT_WEBHOOK_RETRY,
+  sendWebhook,
+  type WebhookRetryOptions,
+  type WebhookTarget,
+  webhookRetryDelay,
+} from '../delivery/index.ts';
 import type { DeliveryRecord } from '../store/index.ts';
 import type { Engine } from './engine.ts';
 import { ttlOf } from './finish-attempt.ts';
@@ -21,6 +27,8 @@ export interface Delivered {
 
 export interface DeliveryHandlers {
   callback?: (delivery: Delivered) => void | Promise<void>;
+  /** A callback still running after this counts as failed (and is retried). */
+  callbackTimeoutMs: number;
   webhooks: Record<string, WebhookTarget>;
 }
 
@@ -78,92 +86,140 @@ export async function onDeliveryDue(engine: Engine, runId: string): Promise<void
   }
 }
 
-/** A delivery being sent is hidden this long; longer than any send may take, so it is never sent twice at once. */
-const VISIBILITY_MS = 120_000;
+/** Time allowed past a send's own timeout before a taken delivery counts as abandoned. */
+const SEND_MARGIN_MS = 1_000;
 
-/** Hands due deliveries to their channels; webhooks that fail are retried with backoff. */
+/**
+ * How long a taken delivery stays hidden: the longest its send may take, plus the backoff its
+ * channel would wait after that attempt failed. A sender that dies mid-send thus leaves it to be
+ * retried when its own backoff says, not after a fixed window (issue 11 item 9).
+ */
+export function hideMs(handlers: DeliveryHandlers, route: string, attempt: number): number {
+  const webhook = webhookOf(handlers, route);
+  const sendMs = webhook ? webhook.timeoutMs : handlers.callbackTimeoutMs;
+  const backoff = webhookRetryDelay(Math.max(1, attempt), webhook?.retry ?? {}) ?? 0;
+  return sendMs + SEND_MARGIN_MS + backoff;
+}
+
+function webhookOf(handlers: DeliveryHandlers, route: string): WebhookTarget | undefined {
+  if (!route.startsWith('webhook:')) return undefined;
+  const [name] = route.slice('webhook:'.length).split(' ', 1);
+  return handlers.webhooks[name ?? ''];
+}
+
+/** Hands due deliveries on this process's routes to their channels; failures are retried with backoff. */
 export async function dispatchDeliveries(engine: Engine, handlers: DeliveryHandlers): Promise<number> {
-  const due = await engine.store.takeDueDeliveries(50, VISIBILITY_MS);
+  const due = await engine.store.takeDueDeliveries({
+    limit: 50,
+    routes: engine.delivery.routes,
+    hideMs: (route, attempt) => hideMs(handlers, route, attempt),
+  });
   await Promise.all(due.map((d) => dispatchOne(engine, handlers, d)));
   return due.length;
 }
 
-async function dispatchOne(engine: Engine, handlers: DeliveryHandlers, d: DeliveryRecord): Promise<void> {
-  const now = engine.clock.now();
-  let outcome: { ok: true } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
-  let retry: Parameters<typeof webhookRetryDelay>[1] = {};
-  if (d.channel === 'callback') {
-    try {
-      await handlers.callback?.({
-        runId: d.runId,
-        kind: d.kind,
-        idempotencyKey: d.idempotencyKey,
-        payload: d.payload,
-        attempt: d.attempts,
-      });
-      outcome = { ok: true };
-    } catch (err) {
-      outcome = { ok: false, retryable: true, error: serializeError(err).message };
-    }
-  } else {
-    const name = String(d.target.name ?? d.channel.replace(/^webhook:/, ''));
-    const target = handlers.webhooks[name];
-    if (!target) outcome = { ok: false, retryable: false, error: `no webhook named "${name}" is configured` };
-    else {
-      retry = target.retry;
-      const sent = await sendWebhook({
-        url: target.url,
-        ...(target.secret !== undefined ? { secret: target.secret } : {}),
-        headers: target.headers,
-        timeoutMs: Math.min(target.timeoutMs, VISIBILITY_MS / 2),
-        body: d.payload,
-        idempotencyKey: d.idempotencyKey,
-        deliveryId: d.id,
-        nowMs: now,
-        clock: engine.clock,
-      });
-      outcome = sent.ok
-        ? { ok: true }
-        : {
-            ok: false,
-            retryable: sent.retryable,
-            error: `${sent.reason}${sent.status ? ` ${sent.status}` : ''}: ${sent.error}`,
-            ...(sent.retryAfterMs !== undefined ? { retryAfterMs: sent.retryAfterMs } : {}),
-          };
-    }
-  }
-  if (outcome.ok) {
-    await engine.store.settleDelivery(d.id, { status: 'delivered' });
-    await engine.store
-      .appendEvents([
-        newEvent(d.runId, 'delivery:sent', {
-          channel: d.channel,
+type SendOutcome = { ok: true } | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+async function sendCallback(
+  engine: Engine,
+  handlers: DeliveryHandlers,
+  d: DeliveryRecord,
+): Promise<SendOutcome> {
+  const callback = handlers.callback;
+  // Never success without a handler; the route filter keeps such rows away, this is the backstop.
+  if (!callback) return { ok: false, retryable: true, error: 'no onDelivery callback in this process' };
+  let timer: ReturnType<Engine['clock']['setTimer']> | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(() =>
+        callback({
+          runId: d.runId,
           kind: d.kind,
-          attempts: d.attempts,
           idempotencyKey: d.idempotencyKey,
+          payload: d.payload,
+          attempt: d.attempts,
         }),
-      ])
-      .catch(() => undefined);
+      ),
+      new Promise<never>((_, reject) => {
+        timer = engine.clock.setTimer(handlers.callbackTimeoutMs, () =>
+          reject(new Error(`onDelivery did not finish within ${handlers.callbackTimeoutMs} ms`)),
+        );
+      }),
+    ]);
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, retryable: true, error: serializeError(err).message };
+  } finally {
+    engine.clock.clearTimer(timer);
+  }
+}
+
+async function sendToWebhook(engine: Engine, target: WebhookTarget, d: DeliveryRecord): Promise<SendOutcome> {
+  const sent = await sendWebhook({
+    url: target.url,
+    ...(target.secret !== undefined ? { secret: target.secret } : {}),
+    headers: target.headers,
+    timeoutMs: target.timeoutMs,
+    body: d.payload,
+    idempotencyKey: d.idempotencyKey,
+    deliveryId: d.id,
+    nowMs: engine.clock.now(),
+    clock: engine.clock,
+  });
+  return sent.ok
+    ? { ok: true }
+    : {
+        ok: false,
+        retryable: sent.retryable,
+        error: `${sent.reason}${sent.status ? ` ${sent.status}` : ''}: ${sent.error}`,
+        ...(sent.retryAfterMs !== undefined ? { retryAfterMs: sent.retryAfterMs } : {}),
+      };
+}
+
+async function dispatchOne(engine: Engine, handlers: DeliveryHandlers, d: DeliveryRecord): Promise<void> {
+  const webhook = webhookOf(handlers, d.route);
+  const retry: WebhookRetryOptions = webhook?.retry ?? {};
+  const maxAttempts = retry.maxAttempts ?? DEFAULT_WEBHOOK_RETRY.maxAttempts;
+  let outcome: SendOutcome;
+  // A sender died during the last allowed attempt: its backoff says give up, so do not send again.
+  if (d.attempts > maxAttempts)
+    outcome = {
+      ok: false,
+      retryable: false,
+      error: `gave up after ${maxAttempts} attempts (the last sender stopped mid-send)`,
+    };
+  else if (d.route.startsWith('callback:')) outcome = await sendCallback(engine, handlers, d);
+  else if (!webhook)
+    outcome = { ok: false, retryable: true, error: `no webhook for route "${d.route}" in this process` };
+  else outcome = await sendToWebhook(engine, webhook, d);
+  const now = engine.clock.now();
+  if (outcome.ok) {
+    await engine.store.settleDelivery(d.id, { status: 'delivered' }, [
+      newEvent(d.runId, 'delivery:sent', {
+        channel: d.channel,
+        kind: d.kind,
+        attempts: d.attempts,
+        idempotencyKey: d.idempotencyKey,
+      }),
+    ]);
     return;
   }
   const wait = outcome.retryable
-    ? webhookRetryDelay(d.attempts, {
+    ? webhookRetryDelay(Math.min(d.attempts, maxAttempts), {
         ...retry,
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       })
     : undefined;
+  engine.logger.warn(
+    { delivery: d.id, channel: d.channel, attempts: d.attempts, error: outcome.error },
+    'delivery failed',
+  );
   await engine.store.settleDelivery(
     d.id,
     wait === undefined
       ? { status: 'failed', error: outcome.error }
       : { status: 'retry', error: outcome.error, retryAt: now + wait },
-  );
-  engine.logger.warn(
-    { delivery: d.id, channel: d.channel, attempts: d.attempts, error: outcome.error },
-    'delivery failed',
-  );
-  await engine.store
-    .appendEvents([
+    [
       newEvent(d.runId, 'delivery:failed', {
         channel: d.channel,
         kind: d.kind,
@@ -171,6 +227,6 @@ async function dispatchOne(engine: Engine, handlers: DeliveryHandlers, d: Delive
         error: outcome.error,
         final: wait === undefined,
       }),
-    ])
-    .catch(() => undefined);
+    ],
+  );
 }

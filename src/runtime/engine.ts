@@ -4,7 +4,8 @@ import { BatonError } from '../core/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { TaskDefinition } from './define-task.ts';
-import type { DeliveryChannels, ProgressOptions } from './scheduled-delivery.ts';
+import type { DeliveryTargets } from './delivery-routes.ts';
+import type { ProgressOptions } from './scheduled-delivery.ts';
 import type { StepInputs } from './step-inputs.ts';
 
 export interface Engine {
@@ -16,8 +17,11 @@ export interface Engine {
   readonly ttlMs: number;
   /** Data references and context budgets for step inputs. */
   readonly inputs: StepInputs;
-  /** Scheduled delivery: the channels every delivery goes to, and the in-progress notices. */
-  readonly delivery: { channels: DeliveryChannels; progress: ProgressOptions };
+  /**
+   * Scheduled delivery: the targets stored with the runs this process creates, the routes it can
+   * send (its callback, its webhooks), and the in-progress notices.
+   */
+  readonly delivery: { channels: DeliveryTargets; routes: readonly string[]; progress: ProgressOptions };
   /** Defaults for reading `schedule` expressions. */
   readonly scheduling: { defaultTimezone?: string; horizonMs?: number };
   /**

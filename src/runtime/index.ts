@@ -1,5 +1,12 @@
 /** The engine: tasks, flows, runs, attempts, workers, leases, resume. */
-export { Baton, type BatonOptions, createBaton, type RunHandle, type RunOutcome } from './baton.ts';
+export {
+  Baton,
+  type BatonOptions,
+  createBaton,
+  type RunHandle,
+  type RunOutcome,
+  type ScheduleOptions,
+} from './baton.ts';
 export type { OpenDecision } from './decisions.ts';
 export { type AgentOutput, type AgentTaskOptions, defineAgentTask } from './define-agent-task.ts';
 export {
@@ -19,6 +26,8 @@ export {
   type TaskOptions,
   type TaskRetryOptions,
 } from './define-task.ts';
+export type { DeliveryTargets } from './delivery-routes.ts';
+export type { Delivered } from './delivery-service.ts';
 export type { Engine } from './engine.ts';
 export {
   type DeliveryEntry,

@@ -12,18 +12,20 @@ import { type NewEvent, newEvent, type SerializedError } from '../core/index.ts'
 import type { GenerateText, ParsedSchedule, PromptOverlays, PromptTemplate } from '../schedule/index.ts';
 import { progressMessage } from '../schedule/index.ts';
 import type { Effects, NewDelivery, RunRecord } from '../store/index.ts';
+import {
+  callbackChannel,
+  callbackRoute,
+  type DeliveryTargets,
+  storedTargets,
+  webhookRoute,
+} from './delivery-routes.ts';
 
 /** What a run with a schedule keeps in its options. */
 export interface RunSchedule extends Omit<ParsedSchedule, 'past'> {
   /** The tool's name as the planner called it (aiName). */
   aiName: string;
-}
-
-export interface DeliveryChannels {
-  /** Called once per delivery (with its idempotency key), also after a restart. */
-  callback?: boolean;
-  /** Named webhook targets every delivery is posted to. */
-  webhooks: string[];
+  /** Where its deliveries go, fixed when the run was created (absent in runs stored before). */
+  deliverTo?: DeliveryTargets;
 }
 
 export interface ProgressOptions {
@@ -48,26 +50,33 @@ function scheduled(s: RunSchedule) {
   return { text: s.text, at: s.iso, delayMs: s.delayMs, language: s.language, timezone: s.timezone };
 }
 
-/** The rows for the channels other than the event stream, one per channel. */
+/**
+ * The rows for the channels other than the event stream, one per target stored with the run (a
+ * run stored before targets were goes to the finishing process's own).
+ */
 function channelRows(
   run: RunRecord,
   kind: 'tool_result' | 'tool_choice',
   payload: Record<string, unknown>,
-  channels: DeliveryChannels,
+  fallback: DeliveryTargets,
 ): NewDelivery[] {
+  const targets = storedTargets(scheduleOf(run)?.deliverTo) ?? fallback;
   const rows: NewDelivery[] = [];
-  const add = (channel: string, target: Record<string, unknown>) =>
+  const add = (channel: string, route: string, target: Record<string, unknown>) =>
     rows.push({
       id: `${run.id}:${kind}:${channel}`,
       runId: run.id,
       kind,
       channel,
+      route,
       target,
       payload: { ...payload, idempotency_key: `${run.id}:${kind}:${channel}` },
       idempotencyKey: `${run.id}:${kind}:${channel}`,
     });
-  if (channels.callback) add('callback', {});
-  for (const name of channels.webhooks) add(`webhook:${name}`, { name });
+  if (targets.callback !== undefined)
+    add(callbackChannel(targets.callback), callbackRoute(targets.callback), { callback: targets.callback });
+  for (const w of targets.webhooks)
+    add(`webhook:${w.name}`, webhookRoute(w.name, w.url), { name: w.name, url: w.url });
   return rows;
 }
 
@@ -81,7 +90,7 @@ export function resultDelivery(
   run: RunRecord,
   outcome: { status: 'succeeded' | 'partial' | 'failed'; output?: unknown; error?: SerializedError | null },
   now: number,
-  channels: DeliveryChannels,
+  channels: DeliveryTargets,
   log: Logger,
 ): ResultDelivery {
   const s = scheduleOf(run) as RunSchedule;
@@ -115,7 +124,7 @@ export function resultDelivery(
 export async function progressDelivery(
   run: RunRecord,
   now: number,
-  channels: DeliveryChannels,
+  channels: DeliveryTargets,
   progress: ProgressOptions,
   log: Logger,
 ): Promise<ResultDelivery> {

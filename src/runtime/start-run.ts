@@ -313,7 +313,12 @@ function scheduleInput(
   });
   if (!prepared.schedule) return { input: prepared.args, isTool: true };
   const { past: _past, ...schedule } = prepared.schedule;
-  return { input: prepared.args, schedule: { ...schedule, aiName: task.name }, isTool: true };
+  // The targets are fixed now, so whichever process finishes the run delivers to the same places.
+  const deliverTo = {
+    ...engine.delivery.channels,
+    webhooks: engine.delivery.channels.webhooks.map((w) => ({ ...w })),
+  };
+  return { input: prepared.args, schedule: { ...schedule, aiName: task.name, deliverTo }, isTool: true };
 }
 
 /** What the engine needs of a tool definition (see src/tools `defineTool`). */

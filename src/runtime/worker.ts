@@ -53,6 +53,8 @@ export class Worker {
   private heartbeatTimer: TimerHandle | undefined;
   private stopped = true;
   private ticking = false;
+  /** The tick in progress, so stop() lets a send it started finish and be recorded. */
+  private tickDone: Promise<void> | undefined;
   private again = false;
   private lastRecovery = Number.NEGATIVE_INFINITY;
   private lastSweep = Number.NEGATIVE_INFINITY;
@@ -160,7 +162,7 @@ export class Worker {
     }
     this.engine.clock.clearTimer(this.wakeTimer);
     this.wakeTimer = undefined;
-    void this.tick();
+    this.tickDone = this.tick();
   }
 
   private onCommitted(events: readonly BatonEvent[]): void {
@@ -234,7 +236,7 @@ export class Worker {
   private async armWake(): Promise<void> {
     let delay = this.pollMs;
     try {
-      const next = await this.engine.store.nextWakeAt();
+      const next = await this.engine.store.nextWakeAt(this.engine.delivery.routes);
       if (next !== undefined) delay = Math.min(delay, Math.max(0, next - this.engine.clock.now()));
     } catch {
       // The store may be closing; the poll interval still applies.
@@ -324,6 +326,7 @@ export class Worker {
     this.engine.clock.clearTimer(this.wakeTimer);
     this.engine.clock.clearTimer(this.heartbeatTimer);
     this.unsubscribe?.();
+    await this.tickDone;
     // A claim offered just before stopping lands unlaunched; the release below hands it back.
     await Promise.all(this.offers);
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));

@@ -123,8 +123,14 @@ export interface DeliveryRecord {
   runId: string;
   /** What is delivered: the protocol's `tool_result`, or a `tool_choice` in-progress notice. */
   kind: 'tool_result' | 'tool_choice';
-  /** "callback" or "webhook:<name>". */
+  /** "callback", "callback:<name>" or "webhook:<name>". */
   channel: string;
+  /**
+   * Who can send it: `callback:<name>` (a process whose onDelivery has that name) or
+   * `webhook:<name> <url>` (a process that configures that webhook with that URL). A process takes
+   * only the routes it serves; the rest stay pending for one that can.
+   */
+  route: string;
   /** Where it goes (e.g. the webhook's url and secret name); JSON. */
   target: Record<string, unknown>;
   payload: Record<string, unknown>;
@@ -139,7 +145,7 @@ export interface DeliveryRecord {
 
 export type NewDelivery = Pick<
   DeliveryRecord,
-  'id' | 'runId' | 'kind' | 'channel' | 'target' | 'payload' | 'idempotencyKey'
+  'id' | 'runId' | 'kind' | 'channel' | 'route' | 'target' | 'payload' | 'idempotencyKey'
 >;
 
 /** Durable side effects written in the same transaction as a run change. */

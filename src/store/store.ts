@@ -96,6 +96,14 @@ export interface SweepResult {
 
 export type EventListener = (events: readonly BatonEvent[]) => void;
 
+export interface DeliveryTake {
+  limit: number;
+  /** The routes the caller can send (`DeliveryRecord.route`); other deliveries stay pending. */
+  routes: readonly string[];
+  /** How long a taken delivery stays hidden, by its route and the attempt it now is (from 1). */
+  hideMs(route: string, attempt: number): number;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** A description for messages, e.g. the database file path. */
@@ -175,19 +183,31 @@ export interface Store {
   /** Removes and returns timers that are due (each is taken by exactly one caller). */
   takeDueTimers(limit: number): Promise<TimerRecord[]>;
   cancelTimers(ids: readonly string[]): Promise<void>;
-  /** The earliest moment something becomes due: a timer, a waiting run's wake time, or a lease expiry. */
-  nextWakeAt(): Promise<number | undefined>;
+  /**
+   * The earliest moment something becomes due: a timer, a waiting run's wake time, a lease expiry,
+   * or a pending delivery on one of `deliveryRoutes` (the routes the caller can send; others are
+   * not its business and must not wake it).
+   */
+  nextWakeAt(deliveryRoutes?: readonly string[]): Promise<number | undefined>;
 
   // deliveries (callbacks and webhooks; the event stream is written with the run change itself)
-  /** Takes due pending deliveries, hiding each for `visibilityMs` while it is being sent. */
-  takeDueDeliveries(limit: number, visibilityMs: number): Promise<DeliveryRecord[]>;
-  /** Records a send: delivered, failed for good, or to be retried at `retryAt`. */
+  /**
+   * Takes due pending deliveries on the routes the caller serves (each counts one attempt), hiding
+   * each until `hideMs(route, attempt)` from now: a sender that dies mid-send leaves it to be taken
+   * again then.
+   */
+  takeDueDeliveries(take: DeliveryTake): Promise<DeliveryRecord[]>;
+  /**
+   * Records a send: delivered, failed for good, or to be retried at `retryAt` — with its events
+   * (`delivery:sent`, `delivery:failed`) in the same transaction.
+   */
   settleDelivery(
     id: string,
     outcome:
       | { status: 'delivered' }
       | { status: 'failed'; error: string }
       | { status: 'retry'; error: string; retryAt: number },
+    events?: readonly NewEvent[],
   ): Promise<void>;
   listDeliveries(runId: string): Promise<DeliveryRecord[]>;
 

@@ -1,7 +1,8 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the Postgres store. */
+import type { NewEvent } from '../../core/index.ts';
 import type { DeliveryRecord, Effects } from '../records.ts';
 import { json, parseJson } from '../rows.ts';
-import type { Store } from '../store.ts';
+import type { DeliveryTake, Store } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import type { Tx } from './write-queue.ts';
 
@@ -28,10 +29,10 @@ export async function writeEffects(ctx: PgContext, tx: Tx, effects: Effects | un
     await tx.execute(`DELETE FROM ${ctx.t.timers} WHERE id = ANY($1::text[])`, [effects.cancelTimers]);
   for (const d of effects.deliveries ?? [])
     await tx.execute(
-      `INSERT INTO ${ctx.t.deliveries} (id, run_id, kind, channel, target, payload, idempotency_key, status,
-         attempts, next_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8) ON CONFLICT (idempotency_key) DO NOTHING`,
-      [d.id, d.runId, d.kind, d.channel, json(d.target), json(d.payload), d.idempotencyKey, now],
+      `INSERT INTO ${ctx.t.deliveries} (id, run_id, kind, channel, route, target, payload, idempotency_key,
+         status, attempts, next_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 0, $9, $9) ON CONFLICT (idempotency_key) DO NOTHING`,
+      [d.id, d.runId, d.kind, d.channel, d.route, json(d.target), json(d.payload), d.idempotencyKey, now],
     );
 }
 
@@ -40,6 +41,7 @@ interface DeliveryRow {
   run_id: string;
   kind: DeliveryRecord['kind'];
   channel: string;
+  route: string;
   target: string;
   payload: string;
   idempotency_key: string;
@@ -57,6 +59,7 @@ function toDelivery(r: DeliveryRow): DeliveryRecord {
     runId: r.run_id,
     kind: r.kind,
     channel: r.channel,
+    route: r.route,
     target: parseJson(r.target, {}) as Record<string, unknown>,
     payload: parseJson(r.payload, {}) as Record<string, unknown>,
     idempotencyKey: r.idempotency_key,
@@ -70,23 +73,26 @@ function toDelivery(r: DeliveryRow): DeliveryRecord {
 }
 
 /** SKIP LOCKED: senders in other processes taking deliveries at the same moment get the others. */
-export function takeDueDeliveries(
-  ctx: PgContext,
-  limit: number,
-  visibilityMs: number,
-): Promise<DeliveryRecord[]> {
+export function takeDueDeliveries(ctx: PgContext, take: DeliveryTake): Promise<DeliveryRecord[]> {
+  if (take.routes.length === 0 || take.limit <= 0) return Promise.resolve([]);
   return ctx.write(async (tx) => {
     const now = ctx.now();
     const rows = await tx.select<DeliveryRow>(
-      `UPDATE ${ctx.t.deliveries} SET attempts = attempts + 1, next_at = $1
-       WHERE id IN (SELECT id FROM ${ctx.t.deliveries} WHERE status = 'pending' AND next_at <= $2
-                    ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
-      [now + visibilityMs, now, Math.max(0, limit)],
+      `SELECT * FROM ${ctx.t.deliveries} WHERE status = 'pending' AND next_at <= $1 AND route = ANY($2::text[])
+       ORDER BY next_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [now, [...take.routes], take.limit],
     );
-    return rows
-      .map(toDelivery)
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (rows.length === 0) return [];
+    const taken = rows.map((r) => {
+      const attempts = Number(r.attempts) + 1;
+      return toDelivery({ ...r, attempts, next_at: now + take.hideMs(r.route, attempts) });
+    });
+    await tx.execute(
+      `UPDATE ${ctx.t.deliveries} d SET attempts = u.attempts, next_at = u.next_at
+       FROM unnest($1::text[], $2::int[], $3::bigint[]) AS u(id, attempts, next_at) WHERE d.id = u.id`,
+      [taken.map((d) => d.id), taken.map((d) => d.attempts), taken.map((d) => d.nextAt)],
+    );
+    return taken.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   });
 }
 
@@ -94,9 +100,11 @@ export function settleDelivery(
   ctx: PgContext,
   id: string,
   outcome: Parameters<Store['settleDelivery']>[1],
+  events: readonly NewEvent[] = [],
 ): Promise<void> {
   return ctx.write(async (tx) => {
     const now = ctx.now();
+    if (events.length > 0) await ctx.appendEvents(tx, events);
     if (outcome.status === 'delivered')
       await tx.execute(
         `UPDATE ${ctx.t.deliveries} SET status = 'delivered', delivered_at = $1, last_error = NULL WHERE id = $2`,

@@ -207,6 +207,7 @@ describePostgres('Postgres store shared by several processes', () => {
         runId: 'r1',
         kind: 'tool_result' as const,
         channel: 'callback',
+        route: 'callback:default',
         target: {},
         payload: {},
         idempotencyKey: `k${i}`,
@@ -218,7 +219,14 @@ describePostgres('Postgres store shared by several processes', () => {
     expect(new Set(timers).size).toBe(timers.length);
     const sends = (
       await Promise.all(
-        [a, b, a, b].map((s) => Promise.all([0, 1, 2].map(() => s?.takeDueDeliveries(5, 60_000) ?? []))),
+        [a, b, a, b].map((s) =>
+          Promise.all(
+            [0, 1, 2].map(
+              () =>
+                s?.takeDueDeliveries({ limit: 5, routes: ['callback:default'], hideMs: () => 60_000 }) ?? [],
+            ),
+          ),
+        ),
       )
     )
       .flat(2)

@@ -23,6 +23,7 @@ import { type RunRow, toRun } from '../rows.ts';
 import { DEFAULT_TTL_MS } from '../run-rules.ts';
 import type {
   ClaimRequest,
+  DeliveryTake,
   EventListener,
   EventQuery,
   RunPatch,
@@ -324,16 +325,16 @@ export class PostgresStore implements Store {
     return this.op(() => timers.cancelTimers(this.ctx, ids));
   }
 
-  nextWakeAt() {
-    return this.op(() => timers.nextWakeAt(this.ctx));
+  nextWakeAt(deliveryRoutes?: readonly string[]) {
+    return this.op(() => timers.nextWakeAt(this.ctx, deliveryRoutes));
   }
 
-  takeDueDeliveries(limit: number, visibilityMs: number) {
-    return this.op(() => deliveries.takeDueDeliveries(this.ctx, limit, visibilityMs));
+  takeDueDeliveries(take: DeliveryTake) {
+    return this.op(() => deliveries.takeDueDeliveries(this.ctx, take));
   }
 
-  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1]) {
-    return this.op(() => deliveries.settleDelivery(this.ctx, id, outcome));
+  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1], events?: readonly NewEvent[]) {
+    return this.op(() => deliveries.settleDelivery(this.ctx, id, outcome, events));
   }
 
   listDeliveries(runId: string) {

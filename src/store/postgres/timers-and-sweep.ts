@@ -33,14 +33,18 @@ export function cancelTimers(ctx: PgContext, ids: readonly string[]): Promise<vo
   });
 }
 
-export async function nextWakeAt(ctx: PgContext): Promise<number | undefined> {
+export async function nextWakeAt(
+  ctx: PgContext,
+  deliveryRoutes: readonly string[] = [],
+): Promise<number | undefined> {
   // LEAST ignores NULLs; it is NULL only when nothing at all is due.
   const [row] = await ctx.read<{ at: number | null }>(
     `SELECT LEAST(
        (SELECT min(due_at) FROM ${ctx.t.timers}),
        (SELECT min(wake_at) FROM ${ctx.t.runs} WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')),
        (SELECT min(lease_expires_at) FROM ${ctx.t.runs} WHERE status = 'running'),
-       (SELECT min(next_at) FROM ${ctx.t.deliveries} WHERE status = 'pending')) AS at`,
+       (SELECT min(next_at) FROM ${ctx.t.deliveries} WHERE status = 'pending' AND route = ANY($1::text[]))) AS at`,
+    [[...deliveryRoutes]],
   );
   return row?.at ?? undefined;
 }

@@ -1,6 +1,8 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the SQLite store. */
+import type { NewEvent } from '../../core/index.ts';
 import type { DeliveryRecord, Effects } from '../records.ts';
 import { json, parseJson } from '../rows.ts';
+import type { DeliveryTake } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 /** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */
@@ -20,10 +22,21 @@ export function writeEffects(ctx: SqliteContext, effects: Effects | undefined): 
   for (const d of effects.deliveries ?? [])
     ctx
       .stmt(
-        `INSERT INTO deliveries (id, run_id, kind, channel, target, payload, idempotency_key, status, attempts, next_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
+        `INSERT INTO deliveries (id, run_id, kind, channel, route, target, payload, idempotency_key, status, attempts, next_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
       )
-      .run(d.id, d.runId, d.kind, d.channel, json(d.target), json(d.payload), d.idempotencyKey, now, now);
+      .run(
+        d.id,
+        d.runId,
+        d.kind,
+        d.channel,
+        d.route,
+        json(d.target),
+        json(d.payload),
+        d.idempotencyKey,
+        now,
+        now,
+      );
 }
 
 interface DeliveryRow {
@@ -31,6 +44,7 @@ interface DeliveryRow {
   run_id: string;
   kind: DeliveryRecord['kind'];
   channel: string;
+  route: string;
   target: string;
   payload: string;
   idempotency_key: string;
@@ -48,6 +62,7 @@ function toDelivery(r: DeliveryRow): DeliveryRecord {
     runId: r.run_id,
     kind: r.kind,
     channel: r.channel,
+    route: r.route,
     target: parseJson(r.target, {}) as Record<string, unknown>,
     payload: parseJson(r.payload, {}) as Record<string, unknown>,
     idempotencyKey: r.idempotency_key,
@@ -60,21 +75,24 @@ function toDelivery(r: DeliveryRow): DeliveryRecord {
   };
 }
 
-export function takeDueDeliveries(
-  ctx: SqliteContext,
-  limit: number,
-  visibilityMs: number,
-): Promise<DeliveryRecord[]> {
+export function takeDueDeliveries(ctx: SqliteContext, take: DeliveryTake): Promise<DeliveryRecord[]> {
+  if (take.routes.length === 0 || take.limit <= 0) return Promise.resolve([]);
   return ctx.write(() => {
     const now = ctx.now();
     const rows = ctx
       .stmt(
-        `UPDATE deliveries SET attempts = attempts + 1, next_at = @hidden
-         WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_at <= @now ORDER BY next_at LIMIT @limit)
-         RETURNING *`,
+        `SELECT * FROM deliveries WHERE status = 'pending' AND next_at <= ?
+           AND route IN (SELECT value FROM json_each(?)) ORDER BY next_at LIMIT ?`,
       )
-      .all({ now, hidden: now + visibilityMs, limit }) as DeliveryRow[];
-    return rows.map(toDelivery).sort((a, b) => a.createdAt - b.createdAt);
+      .all(now, json(take.routes), take.limit) as DeliveryRow[];
+    const hide = ctx.stmt('UPDATE deliveries SET attempts = ?, next_at = ? WHERE id = ?');
+    const taken = rows.map((r) => {
+      const attempts = r.attempts + 1;
+      const nextAt = now + take.hideMs(r.route, attempts);
+      hide.run(attempts, nextAt, r.id);
+      return toDelivery({ ...r, attempts, next_at: nextAt });
+    });
+    return taken.sort((a, b) => a.createdAt - b.createdAt);
   });
 }
 
@@ -85,9 +103,11 @@ export function settleDelivery(
     | { status: 'delivered' }
     | { status: 'failed'; error: string }
     | { status: 'retry'; error: string; retryAt: number },
+  events: readonly NewEvent[] = [],
 ): Promise<void> {
-  return ctx.write(() => {
+  return ctx.write((scope) => {
     const now = ctx.now();
+    if (events.length > 0) ctx.appendEvents(scope, events);
     if (outcome.status === 'delivered')
       ctx
         .stmt("UPDATE deliveries SET status = 'delivered', delivered_at = ?, last_error = NULL WHERE id = ?")

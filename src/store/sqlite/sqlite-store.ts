@@ -21,6 +21,7 @@ import type {
 import { type RunRow, toRun } from '../rows.ts';
 import type {
   ClaimRequest,
+  DeliveryTake,
   EventListener,
   EventQuery,
   RecoveredRun,
@@ -265,19 +266,19 @@ export class SqliteStore implements Store {
     return timers.cancelTimers(this.ctx, ids);
   }
 
-  nextWakeAt() {
+  nextWakeAt(deliveryRoutes?: readonly string[]) {
     this.guard();
-    return timers.nextWakeAt(this.ctx);
+    return timers.nextWakeAt(this.ctx, deliveryRoutes);
   }
 
-  takeDueDeliveries(limit: number, visibilityMs: number) {
+  takeDueDeliveries(take: DeliveryTake) {
     this.guard();
-    return deliveries.takeDueDeliveries(this.ctx, limit, visibilityMs);
+    return deliveries.takeDueDeliveries(this.ctx, take);
   }
 
-  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1]) {
+  settleDelivery(id: string, outcome: Parameters<Store['settleDelivery']>[1], events?: readonly NewEvent[]) {
     this.guard();
-    return deliveries.settleDelivery(this.ctx, id, outcome);
+    return deliveries.settleDelivery(this.ctx, id, outcome, events);
   }
 
   listDeliveries(runId: string) {

@@ -34,16 +34,20 @@ export function cancelTimers(ctx: SqliteContext, ids: readonly string[]): Promis
   });
 }
 
-export function nextWakeAt(ctx: SqliteContext): Promise<number | undefined> {
+export function nextWakeAt(
+  ctx: SqliteContext,
+  deliveryRoutes: readonly string[] = [],
+): Promise<number | undefined> {
   const row = ctx
     .stmt(
       `SELECT min(
          coalesce((SELECT min(due_at) FROM timers), 9e15),
          coalesce((SELECT min(wake_at) FROM runs WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')), 9e15),
          coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15),
-         coalesce((SELECT min(next_at) FROM deliveries WHERE status = 'pending'), 9e15)) AS at`,
+         coalesce((SELECT min(next_at) FROM deliveries WHERE status = 'pending'
+                   AND route IN (SELECT value FROM json_each(?))), 9e15)) AS at`,
     )
-    .get() as { at: number };
+    .get(json(deliveryRoutes)) as { at: number };
   return Promise.resolve(row.at >= 9e15 ? undefined : row.at);
 }
 
