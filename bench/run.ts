@@ -29,6 +29,7 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'timeout.detect_lateness_p99_ms': { op: '<=', value: 10 },
   'http.resume_p99_ms': { op: '<=', value: 10 },
   'delivery.lateness_p99_ms': { op: '<=', value: 20 },
+  'langgraph.baton_step_ms': { op: '<=', value: 0.3 },
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },

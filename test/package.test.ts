@@ -192,6 +192,17 @@ console.log(JSON.stringify(names));
     for (const [subpath, count] of Object.entries(counts)) expect(count, subpath).toBeGreaterThan(0);
   });
 
+  it("leaves the integrations' optional peers out: baton/langgraph names the missing peer", async () => {
+    expect(readdirSync(join(app, 'node_modules'))).not.toContain('@langchain');
+    writeFileSync(
+      join(app, 'langgraph.mjs'),
+      `try { await import('baton/langgraph'); console.log('loaded'); } catch (e) { console.log(e.code + ' ' + e.message); }
+`,
+    );
+    const out = (await sh(process.execPath, ['langgraph.mjs'], app)).trim();
+    expect(out).toMatch(/^ERR_MODULE_NOT_FOUND .*@langchain\/(langgraph-checkpoint|core)/);
+  });
+
   it('runs `npx baton --help` and `npx baton parse-time "in 5 minutes" --json`', async () => {
     const help = await sh('npx', ['--no-install', 'baton', '--help'], app);
     expect(help).toMatch(/Usage: baton/);

@@ -4,6 +4,7 @@ import type { RunRecord } from '../store/index.ts';
 import { formatDuration } from '../time/index.ts';
 import { preview, table } from './output.ts';
 import { type CommonOptions, openStore } from './run-commands.ts';
+import { describeThread, threadsTable } from './thread-commands.ts';
 import { describeEvent } from './view-model.ts';
 
 interface ContextReport {
@@ -30,7 +31,7 @@ function took(r: RunRecord): string {
 }
 
 export async function lsCommand(
-  options: CommonOptions & { status?: string; limit?: string },
+  options: CommonOptions & { status?: string; limit?: string; threads?: boolean },
 ): Promise<number> {
   if (options.status !== undefined && !isRunStatus(options.status))
     throw new BatonError(
@@ -42,6 +43,17 @@ export async function lsCommand(
     throw new BatonError('INVALID_INPUT', `--limit must be a positive integer, got "${options.limit}"`);
   const store = await openStore(options.db, true);
   try {
+    if (options.threads) {
+      const threads = await store.langgraph.listThreads(limit);
+      if (options.json) process.stdout.write(`${JSON.stringify(threads)}\n`);
+      else
+        process.stdout.write(
+          threads.length === 0
+            ? 'no LangGraph threads\n'
+            : `${threadsTable(threads, store.langgraph.now())}\n`,
+        );
+      return 0;
+    }
     const runs = await store.listRuns({
       ...(options.status ? { status: options.status as never } : {}),
       limit,
@@ -50,8 +62,12 @@ export async function lsCommand(
       process.stdout.write(`${JSON.stringify(runs.map(({ input: _i, output: _o, ...rest }) => rest))}\n`);
       return 0;
     }
+    // LangGraph threads kept in the same database are listed after the runs (not under --status).
+    const threads = options.status === undefined ? await store.langgraph.listThreads(limit) : [];
+    const threadsPart =
+      threads.length > 0 ? `\nlanggraph threads\n${threadsTable(threads, store.langgraph.now())}\n` : '';
     if (runs.length === 0) {
-      process.stdout.write('no runs\n');
+      process.stdout.write(`no runs\n${threadsPart}`);
       return 0;
     }
     const rows = [['ID', 'NAME', 'KIND', 'STATUS', 'CREATED', 'TOOK']];
@@ -64,7 +80,7 @@ export async function lsCommand(
         new Date(r.createdAt).toISOString(),
         took(r),
       ]);
-    process.stdout.write(`${table(rows)}\n`);
+    process.stdout.write(`${table(rows)}\n${threadsPart}`);
     return 0;
   } finally {
     await store.close();
@@ -75,6 +91,11 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
   const store = await openStore(options.db, true);
   try {
     const run = await store.getRun(id);
+    const thread = run ? undefined : await store.langgraph.getThread(id);
+    if (thread) {
+      process.stdout.write(`${await describeThread(store, thread, options.json ?? false)}\n`);
+      return 0;
+    }
     if (!run)
       throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
         data: { runId: id },
@@ -216,8 +237,17 @@ export async function gcCommand(options: CommonOptions): Promise<number> {
       total += runs;
       if (runs === 0) break;
     }
-    if (options.json) process.stdout.write(`${JSON.stringify({ deleted: total })}\n`);
-    else process.stdout.write(`deleted ${total} expired run(s) and everything they owned\n`);
+    let threads = 0;
+    for (;;) {
+      const n = await store.langgraph.sweepThreads();
+      threads += n;
+      if (n === 0) break;
+    }
+    if (options.json) process.stdout.write(`${JSON.stringify({ deleted: total, threads })}\n`);
+    else
+      process.stdout.write(
+        `deleted ${total} expired run(s) and everything they owned${threads > 0 ? `, and ${threads} expired LangGraph thread(s)` : ''}\n`,
+      );
     return 0;
   } finally {
     await store.close();

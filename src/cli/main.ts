@@ -108,19 +108,22 @@ export async function main(argv: string[]): Promise<number> {
     .description('list runs, newest first')
     .option('--status <status>', 'only runs in this status')
     .option('--limit <n>', 'at most this many', '50')
-    .action(async (o: { status?: string; limit?: string }) => {
+    .option('--threads', 'list only the LangGraph threads (baton/langgraph) kept in the database')
+    .action(async (o: { status?: string; limit?: string; threads?: boolean }) => {
       code = await lsCommand({ ...(await common()), ...o });
     });
   program
     .command('show')
-    .description("a run's timeline: events, steps, checkpoints, partial findings, result")
+    .description(
+      "a run's timeline: events, steps, checkpoints, partial findings, result (or a LangGraph thread's checkpoints)",
+    )
     .argument('<id>')
     .action(async (id: string) => {
       code = await showCommand(id, await common());
     });
   program
     .command('gc')
-    .description('delete runs whose time to live has passed')
+    .description('delete runs and LangGraph threads whose time to live has passed')
     .action(async () => {
       code = await gcCommand(await common());
     });

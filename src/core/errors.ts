@@ -42,6 +42,9 @@ export const ErrorCodes = [
   'SCHEDULE_NOT_SUPPORTED',
   'SCHEDULE_INVALID',
   'SCHEDULE_BEYOND_HORIZON',
+  // LangGraph threads (baton/langgraph)
+  'THREAD_NOT_FOUND',
+  'THREAD_EXISTS',
   // anything that was not a BatonError when it was caught
   'UNKNOWN',
 ] as const;

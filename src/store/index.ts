@@ -1,4 +1,6 @@
 /** Storage: the Store port, its records, the embedded SQLite store, and the choice of store by URL. */
+
+export type * from './langgraph-records.ts';
 export { type OpenStoreOptions, openStore, storeAt } from './open-store.ts';
 export { isPostgresUrl, PostgresStore } from './postgres/index.ts';
 export type * from './records.ts';

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
+import type { GraphCheckpointStore } from '../langgraph-records.ts';
 import type {
   Effects,
   Fence,
@@ -34,6 +35,7 @@ import type {
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
+import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
 import { isDamaged, type OpenOptions, openDatabase, storeError } from './open-database.ts';
 import * as runs from './run-writes.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
@@ -50,6 +52,7 @@ export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
   private readonly ctx: SqliteContext;
   private closed = false;
+  private graphs?: SqliteGraphCheckpoints;
 
   constructor(
     readonly location: string,
@@ -62,6 +65,12 @@ export class SqliteStore implements Store {
   /** The underlying connection, for db_query references and tools that read Baton's tables. */
   get database(): Database.Database {
     return this.ctx.db;
+  }
+
+  /** LangGraph.js checkpoints kept in this database (`baton/langgraph`), sharing its group commit. */
+  get langgraph(): GraphCheckpointStore {
+    this.graphs ??= new SqliteGraphCheckpoints(this.ctx, () => this.guard());
+    return this.graphs;
   }
 
   /** Group-commit figures: how many commits and the largest batch so far. */

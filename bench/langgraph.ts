@@ -1,0 +1,183 @@
+/**
+ * `baton/langgraph` beside LangGraph's own SQLite checkpointer, on the same graphs in the same run.
+ * Two graphs, both a chain of 200 nodes carrying a 4 KB document that never changes:
+ *   - "small": each node replaces a 1 KB scratch value and bumps a counter (the state stays small);
+ *   - "growing" (metrics with `growing`): each node appends a ~200-byte finding to a list, so the
+ *     state grows every step, as a conversation does (the list is rewritten at every version).
+ *
+ * - langgraph.baton_step_ms: per superstep of the small graph, the time of `invoke` with BatonSaver
+ *   on a fresh SQLite file minus the time of the same graph with no checkpointer, / supersteps.
+ *   Durability "sync" (each step's checkpoint committed before the next step starts: what crash
+ *   safety needs). Median of 5 runs, run in alternation with the others.
+ * - langgraph.sqlite_saver_step_ms: the same for @langchain/langgraph-checkpoint-sqlite's
+ *   SqliteSaver. langgraph.baton_vs_sqlite_saver is the ratio (below 1: Baton is cheaper).
+ * - langgraph.baton_step_async_ms / sqlite_saver_step_async_ms: LangGraph's default "async"
+ *   durability (checkpoints written while the next step runs).
+ * - langgraph.baton_normal_step_ms: Baton with synchronous=NORMAL. better-sqlite3 builds SQLite with
+ *   WAL synchronous NORMAL by default, so this is the like-for-like durability of SqliteSaver (no
+ *   fsync per commit; a power loss may drop the last commits). Baton's default is FULL.
+ * - langgraph.bytes_per_step_baton / _sqlite_saver: database size after the run / supersteps (Baton
+ *   stores a channel's value once per version; SqliteSaver stores every value in every checkpoint).
+ *
+ * Target: ≤ 0.3 ms per step (baton_step_ms).
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import Database from 'better-sqlite3';
+import { BatonSaver } from '../src/langgraph/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
+import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
+
+export const peers = [
+  'LangGraph + its SQLite checkpointer measured earlier on this machine: 1.4–3.1 ms per step',
+];
+
+const NODES = 200;
+const RUNS = 5;
+
+const State = Annotation.Root({
+  doc: Annotation<string>({ reducer: (_a, b) => b, default: () => '' }),
+  scratch: Annotation<string>({ reducer: (_a, b) => b, default: () => '' }),
+  findings: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  count: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
+});
+
+type Shape = 'small' | 'growing';
+
+function buildGraph(shape: Shape) {
+  const g = new StateGraph(State) as unknown as StateGraph<
+    typeof State.spec,
+    typeof State.State,
+    typeof State.Update,
+    string
+  >;
+  const finding = 'f'.repeat(200);
+  const scratch = 's'.repeat(1_000);
+  for (let i = 0; i < NODES; i++)
+    g.addNode(`n${i}`, (s: typeof State.State) =>
+      shape === 'growing'
+        ? { findings: [`${i}:${finding}`], count: s.count + 1 }
+        : { scratch: `${i}:${scratch}`, count: s.count + 1 },
+    );
+  g.addEdge(START, 'n0');
+  for (let i = 1; i < NODES; i++) g.addEdge(`n${i - 1}`, `n${i}`);
+  g.addEdge(`n${NODES - 1}`, END);
+  return g;
+}
+
+type Durability = 'sync' | 'async';
+interface Contender {
+  name: string;
+  open: (path: string) => { saver: BaseCheckpointSaver | undefined; close: () => Promise<void> | void };
+}
+
+const CONTENDERS: Contender[] = [
+  { name: 'none', open: () => ({ saver: undefined, close: () => {} }) },
+  {
+    name: 'baton',
+    open: (path) => {
+      const saver = new BatonSaver({ store: path });
+      return { saver, close: () => saver.close() };
+    },
+  },
+  {
+    name: 'baton_normal',
+    open: (path) => {
+      const store = openSqliteStore(path, { synchronous: 'NORMAL' });
+      return { saver: new BatonSaver({ store }), close: () => store.close() };
+    },
+  },
+  {
+    name: 'sqlite_saver',
+    open: (path) => {
+      const saver = SqliteSaver.fromConnString(path);
+      return {
+        saver,
+        close: () => {
+          saver.db.close();
+        },
+      };
+    },
+  },
+];
+
+async function once(
+  c: Contender,
+  shape: Shape,
+  durability: Durability,
+  dir: string,
+  run: number,
+): Promise<{ ms: number; steps: number; bytes: number }> {
+  const path = join(dir, `${c.name}-${shape}-${durability}-${run}.db`);
+  const { saver, close } = c.open(path);
+  const graph = buildGraph(shape).compile(saver ? { checkpointer: saver } : {});
+  const config = { configurable: { thread_id: `bench-${run}` }, durability, recursionLimit: NODES + 10 };
+  const t0 = performance.now();
+  const out = await graph.invoke({ doc: 'd'.repeat(4_096) }, config);
+  const ms = performance.now() - t0;
+  if (out.count !== NODES) throw new Error(`${c.name}: expected ${NODES} steps, got ${out.count}`);
+  await close();
+  let bytes = 0;
+  if (saver) {
+    // Fold the WAL into the file so its size is what the database holds.
+    const db = new Database(path);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    bytes = statSync(path).size;
+  }
+  // Supersteps: the input checkpoint, the start, then one per node.
+  return { ms, steps: NODES + 2, bytes };
+}
+
+export default async function bench(): Promise<BenchMetric[]> {
+  return withTempDir('langgraph', async (dir) => {
+    const metrics: BenchMetric[] = [];
+    const cases: Array<[Shape, Durability]> = [
+      ['small', 'sync'],
+      ['small', 'async'],
+      ['growing', 'sync'],
+    ];
+    for (const [shape, durability] of cases) {
+      // Warm-up: JIT and LangGraph's own first-call costs, once per contender.
+      for (const c of CONTENDERS) await once(c, shape, durability, dir, -1);
+      const samples = new Map<string, number[]>(CONTENDERS.map((c) => [c.name, []]));
+      const sizes = new Map<string, number[]>(CONTENDERS.map((c) => [c.name, []]));
+      for (let r = 0; r < RUNS; r++)
+        for (const c of CONTENDERS) {
+          const { ms, steps, bytes } = await once(c, shape, durability, dir, r);
+          samples.get(c.name)?.push(ms / steps);
+          sizes.get(c.name)?.push(bytes / steps);
+        }
+      const floor = median(samples.get('none') ?? []);
+      const cost = (name: string) => Math.max(0, median(samples.get(name) ?? []) - floor);
+      const suffix = (shape === 'growing' ? '_growing' : '') + (durability === 'sync' ? '' : '_async');
+      metrics.push(
+        { metric: `langgraph.no_checkpointer_step${suffix}_ms`, value: round(floor), unit: 'ms' },
+        { metric: `langgraph.baton_step${suffix}_ms`, value: round(cost('baton')), unit: 'ms' },
+        { metric: `langgraph.sqlite_saver_step${suffix}_ms`, value: round(cost('sqlite_saver')), unit: 'ms' },
+        {
+          metric: `langgraph.baton_vs_sqlite_saver${suffix}`,
+          value: round(cost('baton') / cost('sqlite_saver'), 3),
+          unit: '×',
+        },
+        { metric: `langgraph.baton_normal_step${suffix}_ms`, value: round(cost('baton_normal')), unit: 'ms' },
+      );
+      if (durability === 'sync')
+        metrics.push(
+          {
+            metric: `langgraph.bytes_per_step${suffix}_baton`,
+            value: round(median(sizes.get('baton') ?? [])),
+            unit: 'B',
+          },
+          {
+            metric: `langgraph.bytes_per_step${suffix}_sqlite_saver`,
+            value: round(median(sizes.get('sqlite_saver') ?? [])),
+            unit: 'B',
+          },
+        );
+    }
+    return metrics;
+  });
+}
