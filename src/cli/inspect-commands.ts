@@ -4,7 +4,7 @@ import type { RunRecord } from '../store/index.ts';
 import { formatDuration } from '../time/index.ts';
 import { preview, table } from './output.ts';
 import { type CommonOptions, openStore } from './run-commands.ts';
-import { describeThread, threadsTable } from './thread-commands.ts';
+import { describeThread, graphsOf, threadsTable } from './thread-commands.ts';
 import { describeEvent } from './view-model.ts';
 
 interface ContextReport {
@@ -44,13 +44,12 @@ export async function lsCommand(
   const store = await openStore(options.db, true);
   try {
     if (options.threads) {
-      const threads = await store.langgraph.listThreads(limit);
+      const graphs = graphsOf(store);
+      const threads = graphs ? await graphs.listThreads(limit) : [];
       if (options.json) process.stdout.write(`${JSON.stringify(threads)}\n`);
       else
         process.stdout.write(
-          threads.length === 0
-            ? 'no LangGraph threads\n'
-            : `${threadsTable(threads, store.langgraph.now())}\n`,
+          threads.length === 0 ? 'no LangGraph threads\n' : `${threadsTable(threads, graphs?.now() ?? 0)}\n`,
         );
       return 0;
     }
@@ -63,9 +62,10 @@ export async function lsCommand(
       return 0;
     }
     // LangGraph threads kept in the same database are listed after the runs (not under --status).
-    const threads = options.status === undefined ? await store.langgraph.listThreads(limit) : [];
+    const graphs = graphsOf(store);
+    const threads = graphs && options.status === undefined ? await graphs.listThreads(limit) : [];
     const threadsPart =
-      threads.length > 0 ? `\nlanggraph threads\n${threadsTable(threads, store.langgraph.now())}\n` : '';
+      threads.length > 0 ? `\nlanggraph threads\n${threadsTable(threads, graphs?.now() ?? 0)}\n` : '';
     if (runs.length === 0) {
       process.stdout.write(`no runs\n${threadsPart}`);
       return 0;
@@ -91,9 +91,10 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
   const store = await openStore(options.db, true);
   try {
     const run = await store.getRun(id);
-    const thread = run ? undefined : await store.langgraph.getThread(id);
-    if (thread) {
-      process.stdout.write(`${await describeThread(store, thread, options.json ?? false)}\n`);
+    const graphs = graphsOf(store);
+    const thread = run || !graphs ? undefined : await graphs.getThread(id);
+    if (graphs && thread) {
+      process.stdout.write(`${await describeThread(graphs, thread, options.json ?? false)}\n`);
       return 0;
     }
     if (!run)
@@ -239,7 +240,7 @@ export async function gcCommand(options: CommonOptions): Promise<number> {
     }
     let threads = 0;
     for (;;) {
-      const n = await store.langgraph.sweepThreads();
+      const n = (await graphsOf(store)?.sweepThreads()) ?? 0;
       threads += n;
       if (n === 0) break;
     }

@@ -2,9 +2,19 @@
  * LangGraph threads (`baton/langgraph`) in `baton ls` and `baton show`: read from the store's
  * tables, without LangGraph (the CLI never loads the integration or its peers).
  */
-import type { GraphThreadRecord, SqliteStore } from '../store/index.ts';
+import {
+  type GraphCheckpointStore,
+  type GraphThreadRecord,
+  SqliteStore,
+  type Store,
+} from '../store/index.ts';
 import { formatDuration } from '../time/index.ts';
 import { table } from './output.ts';
+
+/** The LangGraph tables of a store (SQLite only, for now); undefined when it has none. */
+export function graphsOf(store: Store): GraphCheckpointStore | undefined {
+  return store instanceof SqliteStore ? store.langgraph : undefined;
+}
 
 export function threadsTable(threads: readonly GraphThreadRecord[], now: number): string {
   const rows = [['THREAD', 'CHECKPOINTS', 'WRITES', 'STEP', 'UPDATED', 'EXPIRES']];
@@ -22,11 +32,11 @@ export function threadsTable(threads: readonly GraphThreadRecord[], now: number)
 
 /** `baton show <thread id>`: the thread's checkpoints, newest first, per namespace. */
 export async function describeThread(
-  store: SqliteStore,
+  graphs: GraphCheckpointStore,
   thread: GraphThreadRecord,
   json: boolean,
 ): Promise<string> {
-  const checkpoints = await store.langgraph.listCheckpoints({ threadId: thread.threadId, limit: 1_000 });
+  const checkpoints = await graphs.listCheckpoints({ threadId: thread.threadId, limit: 1_000 });
   const rows = checkpoints.map(({ row, writes }) => ({
     ns: row.ns,
     checkpointId: row.checkpointId,
