@@ -127,6 +127,10 @@ describe('the packed package', () => {
     );
     expect(packed).toContain('dist/index.d.ts');
     expect(packed).toContain('dist/cli/main.js');
+    // The dashboard's bundle, built by `npm run build`; never its sources.
+    expect(packed).toContain('dist/dashboard/static/app.js');
+    expect(packed).toContain('dist/dashboard/static/app.css');
+    expect(packed.filter((f) => f.startsWith('dist/dashboard/app/'))).toEqual([]);
     expect(packed.some((f) => /^dist\/store\/sqlite\/migrations\/0001_.*\.sql$/.test(f))).toBe(true);
     expect(packed.some((f) => /^dist\/store\/postgres\/migrations\/0001_.*\.sql$/.test(f))).toBe(true);
     const stray = packed.filter(
@@ -201,6 +205,30 @@ console.log(JSON.stringify(names));
     );
     const out = (await sh(process.execPath, ['langgraph.mjs'], app)).trim();
     expect(out).toMatch(/^ERR_MODULE_NOT_FOUND .*@langchain\/(langgraph-checkpoint|core)/);
+  });
+
+  it('serves the dashboard from the package (no build step, nothing fetched from elsewhere)', async () => {
+    writeFileSync(
+      join(app, 'dashboard.mjs'),
+      `import { createBaton } from 'baton';
+import { serveHttp } from 'baton/http';
+const baton = createBaton({ store: './dash.db' });
+const server = await serveHttp(baton, { dashboard: true });
+const page = await fetch(server.url + '/dashboard/runs/x');
+const html = await page.text();
+const js = await fetch(server.url + html.match(/src="([^"]+)"/)[1]);
+const body = await js.text();
+console.log(JSON.stringify({ page: page.status, js: js.status, type: js.headers.get('content-type'), bytes: body.length }));
+await server.close();
+await baton.close();
+`,
+    );
+    const out = JSON.parse((await sh(process.execPath, ['dashboard.mjs'], app)).trim()) as Record<
+      string,
+      unknown
+    >;
+    expect(out).toMatchObject({ page: 200, js: 200, type: 'text/javascript; charset=utf-8' });
+    expect(out.bytes).toBeGreaterThan(10_000);
   });
 
   it('runs `npx baton --help` and `npx baton parse-time "in 5 minutes" --json`', async () => {

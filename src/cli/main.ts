@@ -78,9 +78,20 @@ export async function main(argv: string[]): Promise<number> {
     .option('--port <port>', 'port', '8080')
     .option('--token <token>', 'bearer token required on every route but /health (default: $BATON_TOKEN)')
     .option('--tasks <module>', 'module defining the tasks and flows (besides the config’s)')
-    .action(async (o: { host: string; port: string; token?: string; tasks?: string }) => {
-      code = await serveCommand({ ...(await common()), ...o });
-    });
+    .option('--dashboard', 'serve the web dashboard at /dashboard')
+    .option('--read-only', 'refuse every change (start, resume, decide, cancel); the dashboard only shows')
+    .action(
+      async (o: {
+        host: string;
+        port: string;
+        token?: string;
+        tasks?: string;
+        dashboard?: boolean;
+        readOnly?: boolean;
+      }) => {
+        code = await serveCommand({ ...(await common()), ...o });
+      },
+    );
   program
     .command('worker')
     .description('execute queued runs until interrupted; start several to share the work')

@@ -6,7 +6,14 @@ import { loadModule } from './load-definitions.ts';
 import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
 
 export async function serveCommand(
-  options: CommonOptions & { host: string; port: string; token?: string; tasks?: string },
+  options: CommonOptions & {
+    host: string;
+    port: string;
+    token?: string;
+    tasks?: string;
+    dashboard?: boolean;
+    readOnly?: boolean;
+  },
 ): Promise<number> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -25,11 +32,20 @@ export async function serveCommand(
       ? { token: options.token ?? process.env.BATON_TOKEN }
       : {}),
     flows: defs.flows as FlowDefinition[],
+    dashboard: options.dashboard === true,
+    readOnly: options.readOnly === true,
   });
   const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
   process.stderr.write(
     `baton serving ${server.url} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks or write a baton.config.ts'})\n`,
   );
+  if (options.dashboard) {
+    // The token travels in the fragment, which browsers never send to a server or a proxy log.
+    const token = options.token ?? process.env.BATON_TOKEN;
+    process.stderr.write(
+      `dashboard: ${server.url}/dashboard/${token ? '#token=<your token>' : ''}${options.readOnly ? ' (read-only)' : ''}\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
   });

@@ -7,6 +7,7 @@ import { routePath } from 'hono/route';
 import type { Baton } from '../runtime/index.ts';
 import { requireBearer } from './bearer-auth.ts';
 import { bulkRoute } from './bulk-routes.ts';
+import { mountDashboard } from './dashboard-routes.ts';
 import { allEventsRoute, eventsRoute } from './event-stream.ts';
 import { type HttpOptions, resolveHttpOptions } from './http-options.ts';
 import { decisionsRoute, deliveriesRoute } from './inbox-routes.ts';
@@ -27,6 +28,8 @@ export interface HttpHandler {
   close(): void;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export function createHttpHandler(baton: Baton, options: HttpOptions = {}): HttpHandler {
   const resolved = resolveHttpOptions(options);
   const clock = options.clock ?? baton.clock;
@@ -46,8 +49,19 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
       status: String(c.res.status),
     });
   });
+  const dashboardPath = `${resolved.basePath}/dashboard`;
+  // The dashboard's shell and bundle hold no data (the page sends the token with its API calls).
+  const open = (path: string) =>
+    path === healthPath ||
+    (resolved.dashboard && (path === dashboardPath || path.startsWith(`${dashboardPath}/`)));
   app.use('*', async (c, next) => {
-    if (resolved.token !== undefined && c.req.path !== healthPath) requireBearer(c.req.raw, resolved.token);
+    if (resolved.token !== undefined && !open(c.req.path)) requireBearer(c.req.raw, resolved.token);
+    if (resolved.readOnly && !SAFE_METHODS.has(c.req.method))
+      throw new HttpProblem(
+        403,
+        HttpCodes.readOnly,
+        `this server is read-only: ${c.req.method} ${c.req.path} is refused`,
+      );
     await next();
   });
   app.onError((err) => errorResponse(err));
@@ -70,6 +84,7 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   app.post('/runs/:id/decisions', (c) => decideRoute(rc, c.req.raw, c.req.param('id')));
   app.post('/runs/:id/cancel', (c) => cancelRoute(rc, c.req.raw, c.req.param('id')));
   app.get('/health', () => healthRoute(rc));
+  if (resolved.dashboard) mountDashboard(app, resolved);
   app.get('/metrics', () => metricsRoute(rc));
 
   const handler = (request: Request) => Promise.resolve(app.fetch(request));

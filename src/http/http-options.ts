@@ -40,6 +40,10 @@ export interface HttpOptions {
   metrics?: BatonMetrics;
   /** @default baton.clock */
   clock?: Clock;
+  /** Serve the web dashboard at `<basePath>/dashboard` (its data comes from this API). @default false */
+  dashboard?: boolean;
+  /** Refuse every change (start, resume, decide, cancel, bulk) with 403; the dashboard hides its actions. @default false */
+  readOnly?: boolean;
 }
 
 export interface ResolvedHttpOptions {
@@ -52,6 +56,8 @@ export interface ResolvedHttpOptions {
   basePath: string;
   actor: string;
   invocationTimeoutMs: number | undefined;
+  dashboard: boolean;
+  readOnly: boolean;
 }
 
 function bad(field: string, expected: string, value: unknown): ValidationError {
@@ -86,8 +92,13 @@ export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptio
   const syncGraceMs = options.syncGraceMs ?? 1_000;
   if (!(Number.isSafeInteger(syncGraceMs) && syncGraceMs >= 0))
     throw bad('syncGraceMs', 'an integer ≥ 0', syncGraceMs);
+  for (const field of ['dashboard', 'readOnly'] as const)
+    if (options[field] !== undefined && typeof options[field] !== 'boolean')
+      throw bad(field, 'true or false', options[field]);
   return {
     token,
+    dashboard: options.dashboard ?? false,
+    readOnly: options.readOnly ?? false,
     bodyLimitBytes: positiveInt('bodyLimitBytes', options.bodyLimitBytes, 1_048_576),
     maxSyncWaitMs: positiveInt('maxSyncWaitMs', options.maxSyncWaitMs, 300_000),
     syncGraceMs,

@@ -18,6 +18,8 @@ export interface DeliveriesPage {
   success: true;
   now: number;
   deliveries: DeliveryEntry[];
+  /** `upcoming` only: delivered (or dropped) in the last ten minutes, newest first. */
+  recent: DeliveryEntry[];
   nextCursor: string | null;
 }
 

@@ -56,6 +56,7 @@ export const HttpCodes = {
   unauthorized: 'UNAUTHORIZED',
   bodyTooLarge: 'BODY_TOO_LARGE',
   routeNotFound: 'ROUTE_NOT_FOUND',
+  readOnly: 'READ_ONLY',
 } as const;
 
 /**

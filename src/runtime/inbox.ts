@@ -130,14 +130,24 @@ export async function deliveryEntry(engine: Engine, run: RunRecord): Promise<Del
   };
 }
 
+/** How long a delivered call stays beside the upcoming ones (so a countdown that reached zero shows its outcome). */
+export const RECENT_DELIVERY_MS = 10 * 60_000;
+
+export interface DeliveryBoard {
+  deliveries: DeliveryEntry[];
+  /** `upcoming` only: those delivered (or dropped) in the last ten minutes, newest first. */
+  recent: DeliveryEntry[];
+  nextCursor: string | null;
+}
+
 /**
- * Scheduled tool calls. `upcoming`: those not yet delivered, the soonest first. `all`: every one,
- * newest first, paged by run id.
+ * Scheduled tool calls. `upcoming`: those not yet delivered, the soonest first, and those delivered
+ * in the last ten minutes. `all`: every one, newest first, paged by run id.
  */
 export async function deliveryBoard(
   engine: Engine,
   options: { state: 'upcoming' | 'all'; limit: number; cursor?: string | undefined },
-): Promise<{ deliveries: DeliveryEntry[]; nextCursor: string | null }> {
+): Promise<DeliveryBoard> {
   const base = { scheduled: true, topLevel: false } as const;
   if (options.state === 'upcoming') {
     const lists = await Promise.all(
@@ -149,8 +159,16 @@ export async function deliveryBoard(
       .flat()
       .sort((a, b) => (scheduleOf(a)?.at ?? 0) - (scheduleOf(b)?.at ?? 0))
       .slice(0, options.limit);
-    const entries = await Promise.all(runs.map((r) => deliveryEntry(engine, r)));
-    return { deliveries: entries.filter((e): e is DeliveryEntry => e !== undefined), nextCursor: null };
+    const since = engine.clock.now() - RECENT_DELIVERY_MS;
+    const ended = (await engine.store.listRuns({ ...base, limit: options.limit })).filter(
+      (r) => isTerminal(r.status) && (r.finishedAt ?? 0) >= since,
+    );
+    const [entries, recent] = await Promise.all([
+      Promise.all(runs.map((r) => deliveryEntry(engine, r))),
+      Promise.all(ended.map((r) => deliveryEntry(engine, r))),
+    ]);
+    const found = (e: DeliveryEntry | undefined): e is DeliveryEntry => e !== undefined;
+    return { deliveries: entries.filter(found), recent: recent.filter(found), nextCursor: null };
   }
   const runs = await engine.store.listRuns({
     ...base,
@@ -160,6 +178,7 @@ export async function deliveryBoard(
   const entries = await Promise.all(runs.map((r) => deliveryEntry(engine, r)));
   return {
     deliveries: entries.filter((e): e is DeliveryEntry => e !== undefined),
+    recent: [],
     nextCursor: runs.length === options.limit ? (runs.at(-1)?.id ?? null) : null,
   };
 }

@@ -30,6 +30,7 @@ export type { DeliveryTargets } from './delivery-routes.ts';
 export type { Delivered } from './delivery-service.ts';
 export type { Engine } from './engine.ts';
 export {
+  type DeliveryBoard,
   type DeliveryEntry,
   type DeliveryState,
   decisionInbox,
