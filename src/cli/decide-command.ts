@@ -1,7 +1,8 @@
 /** `baton decide <run> <choice>`: answers the escalation a run is waiting on, from any process. */
 import { readFileSync } from 'node:fs';
-import { BatonError, type DecisionRequest } from '../core/index.ts';
+import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
 import { createBaton } from '../runtime/index.ts';
+import type { RunRecord } from '../store/index.ts';
 import { parseJsonArg } from './output.ts';
 import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
 
@@ -40,11 +41,23 @@ export async function decideCommand(
     process.stdout.write(
       options.json
         ? `${JSON.stringify({ id, status: next.status, waitReason: next.waitReason })}\n`
-        : `run ${id}: ${choice} → now ${next.status}${next.status === 'queued' ? ' (a worker will continue it; `baton resume` runs it here)' : ''}\n`,
+        : `run ${id}: ${choice} → now ${next.status}${afterDecision(next, await baton.getRun(next.rootId))}\n`,
     );
     return 0;
   } finally {
     await baton.close();
     await store.close();
   }
+}
+
+/** What happens next, so the advice never re-runs finished work. */
+function afterDecision(run: RunRecord, root: RunRecord | undefined): string {
+  if (root && root.id !== run.id)
+    return isTerminal(root.status)
+      ? `; its flow ${root.id} is over (${root.status}), nothing to resume`
+      : ` (its flow continues with \`baton resume ${root.id}\`, or a worker on this database)`;
+  if (run.status === 'queued') return ' (a worker will continue it; `baton resume` runs it here)';
+  if (isTerminal(run.status))
+    return `: the run is over, nothing to resume (see it with \`baton show ${run.id}\`)`;
+  return '';
 }

@@ -55,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
     .description('continue a run from its last checkpoint (or print the result of a finished one)')
     .argument('<id>')
     .option('--tasks <module>', 'module that defines the run’s tasks (default: the one it was started from)')
-    .action(async (id: string, o: { tasks?: string }) => {
+    .option('--again', 'run again a run that an answer (continue_partial, skip, abandon…) ended')
+    .action(async (id: string, o: { tasks?: string; again?: boolean }) => {
       code = await resumeCommand(id, { ...(await common()), ...o });
     });
   program

@@ -5,8 +5,10 @@ import {
   type Baton,
   type BatonOptions,
   createBaton,
+  endedByAnswer,
   type FlowDefinition,
   isTaskDefinition,
+  type ResumeResult,
   type RunOutcome,
   type TaskDefinition,
 } from '../runtime/index.ts';
@@ -113,11 +115,34 @@ async function waitingForDecision(baton: Baton, id: string, json: boolean): Prom
     for (const m of waiting) {
       const request = (m.meta.decision as { request: DecisionRequest }).request;
       process.stdout.write(
-        `\n${request.message}\n\nrun ${m.id} is waiting for a decision. Answer it with:\n  baton decide ${m.id} <${request.choices.map((c) => c.id).join('|')}>\nthen continue with: baton resume ${id}\n`,
+        `\n${request.message}\n\nrun ${m.id} is waiting for a decision. Answer it with:\n  baton decide ${m.id} <${request.choices.map((c) => c.id).join('|')}>\n${adviceAfter(request, m.id === id, id)}\n`,
       );
     }
   }
   return ExitCode.waiting;
+}
+
+/** Choices after which the run has work left; the others end it. */
+const CONTINUING: ReadonlySet<string> = new Set(['retry_extended', 'different_mode']);
+
+/** What to do after answering, per choice: only a run with work left is resumed. */
+export function adviceAfter(request: DecisionRequest, isRoot: boolean, rootId: string): string {
+  const ids = request.choices.map((c) => c.id);
+  const going = ids.filter((c) => CONTINUING.has(c));
+  const ending = ids.filter((c) => !CONTINUING.has(c));
+  const list = (xs: string[]) => xs.join(', ').replace(/, ([^,]*)$/, ' or $1');
+  if (!isRoot)
+    return `then continue the flow with: baton resume ${rootId}${ids.includes('abandon') ? ' (abandon ends the whole flow)' : ''}`;
+  const lines: string[] = [];
+  if (going.length > 0)
+    lines.push(
+      `after ${list(going)}: continue it here with baton resume ${rootId} (or let a baton worker on this database take it)`,
+    );
+  if (ending.length > 0)
+    lines.push(
+      `after ${list(ending)}: the run is over, nothing to resume (see it with baton show ${rootId})`,
+    );
+  return lines.join('\n');
 }
 
 async function lastEventId(baton: Baton, id: string): Promise<number> {
@@ -197,7 +222,7 @@ export async function runCommand(
 
 export async function resumeCommand(
   id: string,
-  options: CommonOptions & { tasks?: string },
+  options: CommonOptions & { tasks?: string; again?: boolean },
 ): Promise<number> {
   const store = await openStore(options.db, true);
   try {
@@ -206,13 +231,15 @@ export async function resumeCommand(
       throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
         data: { runId: id },
       });
-    const source = options.tasks ?? run.source;
+    // A run a person's answer ended is only reported (no tasks needed), unless --again.
+    const leftAsAnswered = isTerminal(run.status) && !options.again && endedByAnswer(run) !== undefined;
+    const source = leftAsAnswered ? undefined : (options.tasks ?? run.source);
     const defs = source ? await loadModule(source) : undefined;
     const baton = createBaton({ ...batonOptions(options, store, defs?.tasks), clock: systemClock });
     try {
-      await checkTasksKnown(baton, id);
-      const resumed = await baton.resume(id, 'cli');
-      const notes = [describeAction(resumed.resumed.action)];
+      if (!leftAsAnswered) await checkTasksKnown(baton, id);
+      const resumed = await baton.resume(id, 'cli', { again: options.again ?? false });
+      const notes = [describeAction(resumed.resumed, id)];
       if (!options.json) process.stderr.write(`${notes[0]}\n`);
       const after = await store.getRun(id);
       if (after && isTerminal(after.status))
@@ -227,8 +254,12 @@ export async function resumeCommand(
   }
 }
 
-function describeAction(action: string): string {
-  switch (action) {
+function describeAction(resumed: ResumeResult, id: string): string {
+  switch (resumed.action) {
+    case 'ended_by_answer': {
+      const e = resumed.endedBy;
+      return `the run was ended by ${e?.by ?? 'a person'}'s answer "${e?.choice ?? ''}" (${e?.at ?? ''}): nothing was run again. To run it again from its last checkpoint: baton resume ${id} --again`;
+    }
     case 'already_succeeded':
       return 'the run had already succeeded: here is its stored result (nothing was run again)';
     case 'taken_back':

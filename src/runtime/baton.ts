@@ -34,7 +34,7 @@ import {
   onDeliveryDue,
 } from './delivery-service.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
-import { type ResumeResult, resumeRun } from './resume-run.ts';
+import { type ResumeOptions, type ResumeResult, resumeRun } from './resume-run.ts';
 import type { ProgressOptions } from './scheduled-delivery.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
 import { createStepInputs, type RefsOptions } from './step-inputs.ts';
@@ -250,19 +250,21 @@ export class Baton implements AsyncDisposable {
 
   /**
    * Resumes a run; see ResumeResult for what it did. `strict` (the HTTP API's resume): a run that
-   * someone else already resumed — queued or running — is a RUN_CONFLICT naming the holder.
+   * someone else already resumed — queued or running — is a RUN_CONFLICT naming the holder. A run
+   * a person's answer ended (continue_partial, skip, abandon, manual_input) is left as it is
+   * (`ended_by_answer`) unless `again` is set.
    */
   async resume<O = unknown>(
     id: string,
     by = 'api',
-    options: { strict?: boolean } = {},
+    options: ResumeOptions = {},
   ): Promise<RunHandle<O> & { resumed: ResumeResult }> {
     const resumed = await resumeRun(
       this.engine,
       id,
       by,
       (runId) => this.worker?.isRunning(runId) ?? false,
-      options.strict ?? false,
+      options,
     );
     await this.ready();
     this.worker?.wake();

@@ -174,6 +174,20 @@ function policyFor(policy: EscalationPolicy, e: EscalateInput): EscalationPolicy
  * the policy's only the step), so the engine branches on `kind`, never on a display string — a
  * caller of `baton.decide(id, answer, by)` may call itself anything.
  */
+/** Kept in a run's meta when a person's answer ended it (null after a resume). */
+export interface EndedByAnswer {
+  choice: string;
+  by: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** The person's answer that ended a run, if one did. */
+export function endedByAnswer(run: RunRecord): EndedByAnswer | undefined {
+  const e = run.meta.endedBy as EndedByAnswer | null | undefined;
+  return e && typeof e.choice === 'string' ? e : undefined;
+}
+
 export type Answerer =
   | { kind: 'policy'; trigger: 'unattended' | 'decision_timeout' }
   | { kind: 'person'; name: string };
@@ -206,6 +220,11 @@ async function applyDecision(
     { answer, by, at: new Date(now).toISOString(), reason: pending.reason },
   ];
   const base = { ...meta, decision: null, decisions: history };
+  // A person's answer that ends the run is remembered, so a later resume says so instead of
+  // starting the work over (resume-run.ts); a policy's answer is not a person's choice.
+  const endedBy: EndedByAnswer | null = byPolicy
+    ? null
+    : { choice: answer.choice, by, at: new Date(now).toISOString() };
   const ended = (
     status: 'succeeded' | 'partial' | 'failed',
     extra: RunPatch,
@@ -223,7 +242,14 @@ async function applyDecision(
       : undefined;
     return engine.store.transition(
       run.id,
-      { status, waitReason: null, finishedAt: now, expiresAt: now + ttlOf(engine, run, task), ...extra },
+      {
+        status,
+        waitReason: null,
+        finishedAt: now,
+        expiresAt: now + ttlOf(engine, run, task),
+        ...extra,
+        meta: { ...extra.meta, endedBy },
+      },
       [...events, made, ...(delivery?.events ?? []), end],
       guard,
       delivery?.effects,
@@ -285,7 +311,7 @@ async function applyDecision(
         await engine.store
           .transition(
             run.parentId,
-            { status: 'failed', error, finishedAt: now, expiresAt: now + engine.ttlMs },
+            { status: 'failed', error, finishedAt: now, expiresAt: now + engine.ttlMs, meta: { endedBy } },
             [newEvent(run.parentId, 'run:failed', { error })],
             { expectStatus: ['running'] },
           )

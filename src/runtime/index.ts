@@ -7,7 +7,7 @@ export {
   type RunOutcome,
   type ScheduleOptions,
 } from './baton.ts';
-export type { OpenDecision } from './decisions.ts';
+export { type EndedByAnswer, endedByAnswer, type OpenDecision } from './decisions.ts';
 export { type AgentOutput, type AgentTaskOptions, defineAgentTask } from './define-agent-task.ts';
 export {
   defineFlow,
@@ -37,7 +37,7 @@ export {
   deliveryBoard,
   type InboxDecision,
 } from './inbox.ts';
-export type { ResumeResult } from './resume-run.ts';
+export type { ResumeOptions, ResumeResult } from './resume-run.ts';
 export type { RunSchedule } from './scheduled-delivery.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
 export type { CheckpointInfo, CheckpointView, DependencyOutput, TaskContext } from './task-context.ts';

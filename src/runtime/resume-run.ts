@@ -9,6 +9,7 @@
 import { hostname } from 'node:os';
 import { BatonError, type NewEvent, newEvent, type RunStatus } from '../core/index.ts';
 import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
+import { type EndedByAnswer, endedByAnswer } from './decisions.ts';
 import type { Engine } from './engine.ts';
 import { isGoneOnThisHost } from './process-identity.ts';
 import { requireRun } from './watch-run.ts';
@@ -16,7 +17,23 @@ import { requireRun } from './watch-run.ts';
 export interface ResumeResult {
   run: RunRecord;
   /** What resume did, for people: "already succeeded", "requeued from checkpoint 3", … */
-  action: 'already_succeeded' | 'already_running_here' | 'requeued' | 'taken_back' | 'queued' | 'reopened';
+  action:
+    | 'already_succeeded'
+    | 'already_running_here'
+    | 'requeued'
+    | 'taken_back'
+    | 'queued'
+    | 'reopened'
+    | 'ended_by_answer';
+  /** For `ended_by_answer`: the person's answer that ended the run. */
+  endedBy?: EndedByAnswer;
+}
+
+export interface ResumeOptions {
+  /** A run already resumed by someone else (queued or running) is a RUN_CONFLICT. @default false */
+  strict?: boolean;
+  /** Run again a run that a person's answer (continue_partial, skip, abandon…) ended. @default false */
+  again?: boolean;
 }
 
 type Change = { runId: string; patch: RunPatch; events: readonly NewEvent[]; guard?: TransitionGuard };
@@ -28,9 +45,13 @@ export async function resumeRun(
   id: string,
   by: string,
   isRunningHere: (runId: string) => boolean,
-  strict = false,
+  options: ResumeOptions = {},
 ): Promise<ResumeResult> {
   const run = await requireRun(engine, id);
+  // A person ended it on purpose: starting the work over is not what "resume" should do silently.
+  const endedBy = ENDED_RESUMABLE.includes(run.status) && !options.again ? endedByAnswer(run) : undefined;
+  if (endedBy) return { run, action: 'ended_by_answer', endedBy };
+  const strict = options.strict ?? false;
   if (run.kind === 'flow') return resumeFlow(engine, run, by, isRunningHere);
   if (run.parentId && ENDED_RESUMABLE.includes(run.status)) {
     // A step of a flow: reopen through its flow so the flow can finish again.
@@ -120,7 +141,7 @@ function reopenTask(run: RunRecord, by: string): Change {
       error: null,
       finishedAt: null,
       expiresAt: null,
-      meta: { failures: 0, incomplete: false },
+      meta: { failures: 0, incomplete: false, endedBy: null },
     },
     events: [
       newEvent(run.id, 'run:resumed', { from: run.status, by }),
@@ -188,7 +209,14 @@ async function resumeFlow(
     if (flow.status !== 'running')
       changes.push({
         runId: flow.id,
-        patch: { status: 'running', output: null, error: null, finishedAt: null, expiresAt: null },
+        patch: {
+          status: 'running',
+          output: null,
+          error: null,
+          finishedAt: null,
+          expiresAt: null,
+          meta: { endedBy: null },
+        },
         events: [newEvent(flow.id, 'run:resumed', { from: flow.status, by })],
         guard: { expectStatus: [flow.status] },
       });

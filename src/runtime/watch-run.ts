@@ -144,8 +144,9 @@ export interface FollowOptions {
 }
 
 /**
- * The run's events, past then live. A top-level run includes its steps' events. Ends after the
- * run's terminal event unless `forever`.
+ * The run's events, past then live. A top-level run includes its steps' events. Ends when the run
+ * has ended — its current end, after any resumes, not the first terminal event in its history —
+ * unless `forever`.
  */
 export async function* followEvents(
   engine: Engine,
@@ -171,18 +172,18 @@ export async function* followEvents(
     for (;;) {
       pending = false;
       const batch = await engine.store.readEvents({ ...query, afterId: lastId, limit: 1000 });
-      let ended = false;
       for (const e of batch) {
         lastId = e.id;
         yield e;
-        if (e.runId === id && TERMINAL_EVENTS.has(e.type)) ended = true;
       }
       if (options.signal?.aborted) return;
       if (batch.length === 1000 || pending) continue;
       if (!options.forever) {
-        if (ended || drained) return;
+        if (drained) return;
+        // A terminal event in the history is not the end: a resumed run goes on after it. The run's
+        // current status says whether it has ended; then one more read, so its last events are not
+        // missed (they may have been committed after the read above).
         const now = await engine.store.getRun(id);
-        // Ended before we caught up: read once more so the final events are not missed.
         if (!now || isTerminal(now.status as RunStatus)) {
           drained = true;
           continue;
