@@ -6,7 +6,7 @@
  * can serve them (the app, when it runs a worker) sends each exactly once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -90,22 +90,14 @@ async function nextLine(
   return value;
 }
 
-async function startWorker(db: string): Promise<ChildProcess> {
+async function startWorker(db: string, cwd = dir): Promise<ChildProcess> {
+  // In `dir` the worker has no baton.config.ts: tasks from --tasks, no callback, no webhooks.
+  const tasks = cwd === dir ? ['--tasks', fixture] : [];
   const child = track(
     spawn(
       process.execPath,
-      [
-        '--import',
-        TSX_LOADER,
-        join(root, 'src/cli/main.ts'),
-        '--db',
-        db,
-        '--json',
-        'worker',
-        '--tasks',
-        fixture,
-      ],
-      { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] },
+      ['--import', TSX_LOADER, join(root, 'src/cli/main.ts'), '--db', db, '--json', 'worker', ...tasks],
+      { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] },
     ),
   );
   expect(await nextLine(lines(child), 'the ready line')).toMatchObject({ worker: 'ready' });
@@ -241,6 +233,50 @@ function killed(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((r) => child.once('exit', () => r()));
 }
+
+describe('a baton worker with the webhook in its baton.config.ts', () => {
+  it('sends the app’s webhook deliveries (same name and URL) and leaves the app’s callback pending', async () => {
+    const db = join(dir, 'configured.db');
+    const project = join(dir, 'worker-project');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(project, 'baton.config.ts'),
+      `import { defineConfig } from ${JSON.stringify(join(root, 'src/index.ts'))};
+import { notify } from ${JSON.stringify(fixture)};
+export default defineConfig({ tasks: [notify], delivery: { webhooks: { hook: { url: ${JSON.stringify(url)} } } } });
+`,
+    );
+    const worker = await startWorker(db, project);
+    const store = openSqliteStore(db);
+    const appDelivered: Delivered[] = [];
+    const app = createBaton({
+      store,
+      worker: false,
+      pollMs: 20,
+      schedule: { onDelivery: (d) => void appDelivered.push(d), webhooks: { hook: { url } } },
+    });
+    const run = await app.start(notify, { text: 'configured', schedule: 'in 1 second' });
+    expect((await run.result()).status).toBe('succeeded');
+    await untilHook(run.id);
+    const posted = hooks.filter((h) => h.body.runId === run.id);
+    expect(posted.map((h) => h.key)).toEqual([`${run.id}:tool_result:webhook:hook`]);
+    const rows = await store.listDeliveries(run.id);
+    expect(rows.map((d) => [d.channel, d.status])).toEqual([
+      ['callback', 'pending'],
+      ['webhook:hook', expect.stringMatching(/pending|delivered/)],
+    ]);
+    expect(appDelivered).toEqual([]);
+    worker.kill('SIGTERM');
+    await killed(worker);
+    const settled = await store.listDeliveries(run.id);
+    expect(settled.map((d) => [d.channel, d.status, d.attempts])).toEqual([
+      ['callback', 'pending', 0],
+      ['webhook:hook', 'delivered', 1],
+    ]);
+    await app.close();
+    await store.close();
+  });
+});
 
 describe('deliveries after a crash', () => {
   it('a send cut off by SIGKILL is retried after its own timeout and backoff, not a fixed 120 s', async () => {

@@ -55,10 +55,18 @@ export interface BatonConfig {
   };
   /** Where deliveries (tool results, in-progress notices) go besides the run's event stream. */
   delivery?: {
-    /** Named webhooks: HMAC-signed JSON POSTs, retried with backoff. */
+    /**
+     * Named webhooks: HMAC-signed JSON POSTs, retried with backoff. The runs a command creates store
+     * each webhook's name and URL; any process (a `baton worker` too) whose config has a webhook of
+     * that name and URL sends it.
+     */
     webhooks?: Readonly<Record<string, WebhookTargetInput>>;
     /** Called once per delivery. */
     onDelivery?: ScheduleOptions['onDelivery'];
+    /** Names this process's onDelivery among processes sharing the database. @default "default" */
+    callbackName?: string;
+    /** An onDelivery call still running after this counts as failed and is retried. @default "30s" */
+    callbackTimeout?: Duration;
   };
   /** How long finished runs are kept. @default "24h" */
   ttl?: Duration;

@@ -99,6 +99,8 @@ const configSchema = z.strictObject(
         {
           webhooks: z.record(z.string(), z.unknown(), { error: 'an object of named webhooks' }).optional(),
           onDelivery: fn.optional(),
+          callbackName: z.string({ error: 'a name' }).optional(),
+          callbackTimeout: duration.optional(),
         },
         { error: 'an object' },
       )
@@ -185,6 +187,10 @@ export function parseConfig(raw: unknown, file?: string, cwd = process.cwd()): R
   if (c.ttl !== undefined) within(file, 'ttl', () => parseDuration(c.ttl as never, 'ttl'));
   if (c.schedule?.horizon !== undefined)
     within(file, 'schedule.horizon', () => parseDuration(c.schedule?.horizon as never, 'horizon'));
+  if (c.delivery?.callbackTimeout !== undefined)
+    within(file, 'delivery.callbackTimeout', () =>
+      parseDuration(c.delivery?.callbackTimeout as never, 'callbackTimeout'),
+    );
   for (const [name, target] of Object.entries(c.delivery?.webhooks ?? {}))
     within(file, `delivery.webhooks.${name}`, () => parseWebhookTarget(target, name));
   const refs: NonNullable<BatonOptions['refs']> = {
@@ -198,6 +204,8 @@ export function parseConfig(raw: unknown, file?: string, cwd = process.cwd()): R
     ...(c.schedule?.progress !== undefined ? { progress: c.schedule.progress } : {}),
     ...(c.delivery?.webhooks !== undefined ? { webhooks: { ...c.delivery.webhooks } } : {}),
     ...(c.delivery?.onDelivery !== undefined ? { onDelivery: c.delivery.onDelivery } : {}),
+    ...(c.delivery?.callbackName !== undefined ? { callbackName: c.delivery.callbackName } : {}),
+    ...(c.delivery?.callbackTimeout !== undefined ? { callbackTimeout: c.delivery.callbackTimeout } : {}),
   };
   return {
     file,
