@@ -387,7 +387,12 @@ describe('invalid options', () => {
       DT,
       'a whole number of milliseconds',
     ],
-    ['a negative decisionTimeout', { escalation: { decisionTimeout: '-10m' } }, DT, 'a whole number of milliseconds'],
+    [
+      'a negative decisionTimeout',
+      { escalation: { decisionTimeout: '-10m' } },
+      DT,
+      'a whole number of milliseconds',
+    ],
     ['a zero decisionTimeout', { escalation: { decisionTimeout: 0 } }, DT, 'greater than 0'],
     [
       'an unknown policy fallback',
