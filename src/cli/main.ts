@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { decideCommand } from './decide-command.ts';
 import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
 import { type CliConfig, loadCliConfig } from './load-config.ts';
+import { mcpCommand } from './mcp-command.ts';
 import { exitCodeFor, printError } from './output.ts';
 import { parseTimeCommand } from './parse-time-command.ts';
 import { resumeCommand, runCommand } from './run-commands.ts';
@@ -81,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--tasks <module>', 'module defining the tasks and flows (besides the config’s)')
     .option('--dashboard', 'serve the web dashboard at /dashboard')
     .option('--read-only', 'refuse every change (start, resume, decide, cancel); the dashboard only shows')
+    .option('--mcp', 'also serve the tasks as MCP tools (Streamable HTTP) at /mcp')
     .action(
       async (o: {
         host: string;
@@ -89,10 +91,23 @@ export async function main(argv: string[]): Promise<number> {
         tasks?: string;
         dashboard?: boolean;
         readOnly?: boolean;
+        mcp?: boolean;
       }) => {
         code = await serveCommand({ ...(await common()), ...o });
       },
     );
+  program
+    .command('mcp')
+    .description('serve the tasks as MCP tools over stdio, for a local MCP client (with a worker)')
+    .option('--tasks <module>', 'module defining the tasks (besides the config’s)')
+    .option(
+      '--reply-within <duration>',
+      'answer a call with partial findings and a run id after this long',
+      '50s',
+    )
+    .action(async (o: { tasks?: string; replyWithin?: string }) => {
+      code = await mcpCommand({ ...(await common()), ...o });
+    });
   program
     .command('worker')
     .description('execute queued runs until interrupted; start several to share the work')

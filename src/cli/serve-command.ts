@@ -13,8 +13,14 @@ export async function serveCommand(
     tasks?: string;
     dashboard?: boolean;
     readOnly?: boolean;
+    mcp?: boolean;
   },
 ): Promise<number> {
+  if (options.mcp && options.readOnly)
+    throw new BatonError(
+      'INVALID_INPUT',
+      '--mcp cannot be combined with --read-only: an MCP tool call starts a run',
+    );
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new BatonError('INVALID_INPUT', `--port must be a port number (0-65535), got "${options.port}"`);
@@ -35,9 +41,11 @@ export async function serveCommand(
     dashboard: options.dashboard === true,
     readOnly: options.readOnly === true,
   });
+  // MCP on the same server and port, behind the same token (the SDK loads only with --mcp).
+  const mcp = options.mcp ? (await import('../mcp/index.ts')).mountMcp(server.handler, baton) : undefined;
   const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
   process.stderr.write(
-    `baton serving ${server.url} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks or write a baton.config.ts'})\n`,
+    `baton serving ${server.url}${mcp ? ` (MCP at ${server.url}/mcp)` : ''} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks or write a baton.config.ts'})\n`,
   );
   if (options.dashboard) {
     // The token travels in the fragment, which browsers never send to a server or a proxy log.
@@ -49,6 +57,7 @@ export async function serveCommand(
   await new Promise<void>((resolve) => {
     for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve());
   });
+  await mcp?.close();
   await server.close();
   await baton.close();
   await store.close();
