@@ -93,10 +93,10 @@ export class ValidationError extends BatonError {
     field: string,
     expected: string,
     received?: unknown,
-    options: BatonErrorOptions & { code?: ErrorCode } = {},
+    options: BatonErrorOptions & { code?: ErrorCode; message?: string } = {},
   ) {
     const got = received === undefined ? '' : `, got ${describe(received)}`;
-    super(options.code ?? 'INVALID_INPUT', `${field} must be ${expected}${got}`, {
+    super(options.code ?? 'INVALID_INPUT', options.message ?? `${field} must be ${expected}${got}`, {
       ...options,
       data: { ...options.data, field, expected },
     });

@@ -51,6 +51,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Reads the raw plan (either wrapped in `plan` or bare) into steps plus shape problems. */
+/** What a plan step may say; `description` is a note for people (and planners) that Baton ignores. */
+const STEP_KEYS: readonly string[] = [
+  'id',
+  'task',
+  'aiName',
+  'input',
+  'draftArgs',
+  'args',
+  'dependsOn',
+  'schedule',
+  'transfer',
+  'description',
+];
+
 export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem[] } {
   const problems: PlanProblem[] = [];
   const body = isObject(raw) && isObject(raw.plan) ? raw.plan : raw;
@@ -81,6 +95,15 @@ export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem
     if (!isObject(s)) {
       problems.push({ kind: 'shape', step: String(index), field, message: `${field} must be an object` });
       return;
+    }
+    for (const key of Object.keys(s)) {
+      if (STEP_KEYS.includes(key)) continue;
+      problems.push({
+        kind: 'shape',
+        step: String(index),
+        field: `${field}.${key}`,
+        message: `${field}.${key} is not a step field (a typo would silently drop it); the fields are ${STEP_KEYS.join(', ')}`,
+      });
     }
     const id = s.id === undefined ? String(index) : s.id;
     if (typeof id !== 'string' || !isSafeId(id)) {

@@ -8,7 +8,9 @@ import {
   type BatonEvent,
   deserializeError,
   isTerminal,
+  optionKeys,
   type RunStatus,
+  refuseUnknownKeys,
   serializeError,
 } from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
@@ -103,6 +105,39 @@ export interface ScheduleOptions {
   progress?: ProgressOptions;
 }
 
+const BATON_KEYS = optionKeys<BatonOptions>()(
+  'store',
+  'clock',
+  'logger',
+  'tasks',
+  'worker',
+  'ttl',
+  'pollMs',
+  'refs',
+  'context',
+  'schedule',
+);
+const SCHEDULE_KEYS = optionKeys<ScheduleOptions>()(
+  'defaultTimezone',
+  'horizon',
+  'onDelivery',
+  'webhooks',
+  'progress',
+);
+const PROGRESS_KEYS = optionKeys<ProgressOptions>()('template', 'overlays', 'generate');
+const WORKER_KEYS = optionKeys<WorkerOptions>()('concurrency', 'leaseMs', 'pollMs', 'sweepEveryMs');
+
+/** A typo in createBaton's options (`sechdule`, `worker.concurency`) is an error naming the key. */
+function refuseUnknownBatonKeys(options: BatonOptions): void {
+  refuseUnknownKeys(options, BATON_KEYS, 'createBaton options');
+  if (options.schedule) {
+    refuseUnknownKeys(options.schedule, SCHEDULE_KEYS, 'schedule');
+    if (options.schedule.progress)
+      refuseUnknownKeys(options.schedule.progress, PROGRESS_KEYS, 'schedule.progress');
+  }
+  if (options.worker) refuseUnknownKeys(options.worker, WORKER_KEYS, 'worker');
+}
+
 const EXECUTION_LOGS: TableDeclarations = {
   execution_logs: { columns: ['log_id', 'run_id', 'root_id', 'task', 'step_id', 'event', 'at', 'data'] },
 };
@@ -138,6 +173,7 @@ export class Baton implements AsyncDisposable {
   private closed = false;
 
   constructor(options: BatonOptions = {}) {
+    refuseUnknownBatonKeys(options);
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? pino({ level: process.env.BATON_LOG_LEVEL ?? 'silent' });
     this.ownsStore = typeof options.store !== 'object';

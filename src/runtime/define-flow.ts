@@ -3,7 +3,7 @@
  * (`loadPlan`, the shape an LLM planner emits). Both become the same `Plan` before they start.
  */
 import { readFileSync } from 'node:fs';
-import { BatonError, ValidationError } from '../core/index.ts';
+import { BatonError, optionKeys, refuseUnknownKeys, ValidationError } from '../core/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
 
@@ -46,6 +46,16 @@ export interface FlowDefinition<FI = unknown> {
   toRawPlan(input: FI): { steps: Array<Record<string, unknown>> };
 }
 
+const FLOW_KEYS = optionKeys<FlowOptions<unknown>>()('name', 'steps', 'output', 'budget', 'ttl');
+const STEP_KEYS = optionKeys<FlowStepOptions<unknown>>()(
+  'id',
+  'task',
+  'input',
+  'dependsOn',
+  'schedule',
+  'transfer',
+);
+
 export function defineFlow<FI = unknown>(options: FlowOptions<FI>): FlowDefinition<FI> {
   if (typeof options?.name !== 'string' || options.name.length === 0)
     throw new ValidationError('flow.name', 'a non-empty string', options?.name, { code: 'INVALID_OPTION' });
@@ -53,6 +63,10 @@ export function defineFlow<FI = unknown>(options: FlowOptions<FI>): FlowDefiniti
     throw new ValidationError(`flow "${options.name}".steps`, 'an array', options.steps, {
       code: 'INVALID_OPTION',
     });
+  refuseUnknownKeys(options, FLOW_KEYS, `flow "${options.name}"`);
+  options.steps.forEach((step, i) => {
+    refuseUnknownKeys(step, STEP_KEYS, `flow "${options.name}".steps[${i}]`);
+  });
   const tasks = options.steps.map((s) => s.task).filter(isTaskDefinition);
   return Object.freeze({
     type: 'flow' as const,

@@ -16,8 +16,10 @@ import {
   fieldPath,
   lookupMode,
   type ModeOptions,
+  optionKeys,
   type RetryOptions,
   type RetryPolicy,
+  refuseUnknownKeys,
   resolveTimeouts,
   type TimeThresholds,
   ValidationError,
@@ -215,12 +217,66 @@ function degradationOf(
   );
 }
 
+const TASK_KEYS = optionKeys<TaskOptions<unknown, unknown>>()(
+  'name',
+  'input',
+  'run',
+  'timeout',
+  'mode',
+  'grace',
+  'retry',
+  'checkpointEvery',
+  'agent',
+  'kind',
+  'version',
+  'budget',
+  'concurrency',
+  'ttl',
+  'checkpointSchema',
+  'time',
+  'escalation',
+  'onRetry',
+  'onTimeout',
+  'isolation',
+  'module',
+  'permissions',
+  'context',
+);
+const RETRY_KEYS = optionKeys<TaskRetryOptions>()(
+  'timeoutMultipliers',
+  'backoff',
+  'maxRetries',
+  'acceptPartial',
+  'modes',
+  'agentTimeout',
+);
+const ESCALATION_KEYS = optionKeys<EscalationOptions>()(
+  'ask',
+  'policy',
+  'decisionTimeout',
+  'expectedFindings',
+  'wording',
+);
+const TIME_KEYS = optionKeys<NonNullable<TaskOptions<unknown, unknown>['time']>>()(
+  'thresholds',
+  'degradation',
+);
+
+/** Unknown keys in a task's options and their nested objects are typos: refuse them, named. */
+function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: string) => string): void {
+  refuseUnknownKeys(options, TASK_KEYS, `task "${options.name}"`);
+  if (options.retry) refuseUnknownKeys(options.retry, RETRY_KEYS, at('retry'));
+  if (options.escalation) refuseUnknownKeys(options.escalation, ESCALATION_KEYS, at('escalation'));
+  if (options.time) refuseUnknownKeys(options.time, TIME_KEYS, at('time'));
+}
+
 export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, O> {
   if (typeof options !== 'object' || options === null)
     throw optionError('defineTask(options)', 'an object', options);
   if (typeof options.name !== 'string' || !TASK_NAME.test(options.name))
     throw optionError('task.name', '1-128 letters, digits or _.:@/-', options.name);
   const at = (f: string) => `task "${options.name}".${f}`;
+  refuseUnknownTaskKeys(options as TaskOptions<unknown, unknown>, at);
   if (typeof options.run !== 'function')
     throw optionError(at('run'), 'a function (input, ctx) => output', options.run);
   if (

@@ -10,8 +10,10 @@ import {
   type NewEvent,
   newEvent,
   newId,
+  optionKeys,
   type Plan,
   type PlanProblem,
+  refuseUnknownKeys,
   validatePlan,
 } from '../core/index.ts';
 import { hasReferences, referencedTaskIds } from '../refs/index.ts';
@@ -43,8 +45,21 @@ export interface StartOptions {
   options?: Record<string, unknown>;
 }
 
+const START_KEYS = optionKeys<StartOptions>()(
+  'id',
+  'budget',
+  'priority',
+  'source',
+  'delay',
+  'fast',
+  'mode',
+  'escalation',
+  'options',
+);
+
 /** The run-level options every run (and every step of a flow) carries. */
 function runOptions(options: StartOptions): Record<string, unknown> {
+  refuseUnknownKeys(options, START_KEYS, 'start options');
   if (options.escalation !== undefined && options.escalation !== 'ask' && options.escalation !== 'policy')
     throw new BatonError(
       'INVALID_OPTION',

@@ -142,9 +142,15 @@ describe('parseSchedule: past times and the horizon', () => {
 });
 
 describe('parseSchedule: the object form, zones and languages', () => {
-  it('reads { when, language, timezone } and keeps extra properties out of the way', () => {
+  it('reads { when, language, timezone } and refuses any other property, naming it', () => {
+    expect(() =>
+      parseSchedule(
+        { when: 'tomorrow 9am', language: 'zh', timezone: 'America/New_York', note: 'extra' },
+        { now: NOW, defaultTimezone: SH },
+      ),
+    ).toThrow(/^schedule\.note is not an option; the options are when, language, timezone$/);
     const p = parseSchedule(
-      { when: 'tomorrow 9am', language: 'zh', timezone: 'America/New_York', note: 'extra' },
+      { when: 'tomorrow 9am', language: 'zh', timezone: 'America/New_York' },
       { now: NOW, defaultTimezone: SH },
     );
     expect(p.timezone).toBe('America/New_York');

@@ -1,5 +1,5 @@
 import { IANAZone, SystemZone } from 'luxon';
-import { ValidationError } from '../core/index.ts';
+import { refuseUnknownKeys, ValidationError } from '../core/index.ts';
 
 /** The protocol's `schedule` value in either form, checked and reduced to what the parser needs. */
 
@@ -49,6 +49,8 @@ export function systemZoneName(): string {
   return SystemZone.instance.name;
 }
 
+const SCHEDULE_OBJECT_KEYS = ['when', 'language', 'timezone'];
+
 export function readScheduleInput(value: unknown): ScheduleInput {
   if (typeof value === 'string') return { text: value.trim(), field: 'schedule' };
   if (!isRecord(value))
@@ -58,6 +60,8 @@ export function readScheduleInput(value: unknown): ScheduleInput {
       value,
       { code: 'SCHEDULE_INVALID' },
     );
+  // A typo must not be ignored: `timzone` would deliver in the server's zone, hours off.
+  refuseUnknownKeys(value, SCHEDULE_OBJECT_KEYS, 'schedule', 'SCHEDULE_INVALID');
   const { when, language, timezone } = value;
   if (typeof when !== 'string' || when.trim() === '')
     throw new ValidationError('schedule.when', 'a non-empty string (a time expression)', when, {

@@ -199,7 +199,9 @@ describe('prepareToolArgs: the bad inputs of the issue', () => {
 
   it('refuses a schedule object of the wrong shape', () => {
     const shapes: ReadonlyArray<[unknown, string]> = [
-      [{ at: 'in 5 minutes' }, 'schedule.when'],
+      [{ at: 'in 5 minutes' }, 'schedule.at'],
+      [{}, 'schedule.when'],
+      [{ when: 'in 5 minutes', timzone: 'Asia/Shanghai' }, 'schedule.timzone'],
       [{ when: 5 }, 'schedule.when'],
       [{ when: 'in 5 minutes', language: 'fr' }, 'schedule.language'],
       [{ when: 'in 5 minutes', timezone: 8 }, 'schedule.timezone'],
