@@ -123,6 +123,12 @@ const SCHEDULE_KEYS = optionKeys<ScheduleOptions>()(
   'onDelivery',
   'webhooks',
   'progress',
+  'callbackName',
+  'callbackTimeout',
+  'horizon',
+  'onDelivery',
+  'webhooks',
+  'progress',
 );
 const PROGRESS_KEYS = optionKeys<ProgressOptions>()('template', 'overlays', 'generate');
 const WORKER_KEYS = optionKeys<WorkerOptions>()('concurrency', 'leaseMs', 'pollMs', 'sweepEveryMs');
