@@ -125,10 +125,6 @@ const SCHEDULE_KEYS = optionKeys<ScheduleOptions>()(
   'progress',
   'callbackName',
   'callbackTimeout',
-  'horizon',
-  'onDelivery',
-  'webhooks',
-  'progress',
 );
 const PROGRESS_KEYS = optionKeys<ProgressOptions>()('template', 'overlays', 'generate');
 const WORKER_KEYS = optionKeys<WorkerOptions>()('concurrency', 'leaseMs', 'pollMs', 'sweepEveryMs');
