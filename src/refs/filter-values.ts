@@ -1,6 +1,7 @@
 /**
  * A task_output `filter` applied to what `path` selected: an array keeps the matching elements, a
- * single object is kept or dropped (null). Problems are REF_FILTER_ERROR, which the protocol's
+ * single object is kept or dropped (null); after a wildcard path, the filter looks at the items the
+ * path walked through (applyFilterAlongPath). Problems are REF_FILTER_ERROR, which the protocol's
  * default answers by ignoring the filter.
  *
  * Semantics, chosen to match SQL and the db_query conditions:
@@ -97,6 +98,58 @@ export function applyFilter(selected: unknown, c: Condition): unknown {
   const kept = items.filter((_, i) => values[i] !== MISSING && matches(c, values[i]));
   if (Array.isArray(selected)) return kept;
   return kept.length > 0 ? selected : null;
+}
+
+/**
+ * A filter over what a wildcard path walked through (protocol 002 §2.2: `$.atoms[*].content` with
+ * `atom_type eq methodology` is the methodology atoms' content). For each selected value the item
+ * the filter looks at is the nearest of the value itself and the containers the path passed
+ * through on the way down that has the filter's field; the value is kept when that item matches.
+ * A value with no such item never matches. Errors as applyFilter: the field is nowhere, or no
+ * value found can be compared.
+ */
+export function applyFilterAlongPath(
+  document: unknown,
+  values: readonly unknown[],
+  locations: ReadonlyArray<ReadonlyArray<string | number>>,
+  c: Condition,
+): unknown[] {
+  if (values.length === 0) return [];
+  const found = values.map((value, i) => fieldAlongPath(document, value, locations[i] ?? [], c.field));
+  const present = found.filter((v) => v !== MISSING);
+  if (present.length === 0)
+    throw filterError(
+      `filter.field ${JSON.stringify(c.field)} is missing from every selected value and every item the path walked through`,
+      c,
+    );
+  if (!present.some((v) => comparable(c, v)))
+    throw filterError(
+      `filter.value ${JSON.stringify(c.value)} cannot be compared by ${c.operator} with the ${typeName(present[0])} values of ${JSON.stringify(c.field)}`,
+      c,
+    );
+  return values.filter((_, i) => found[i] !== MISSING && matches(c, found[i]));
+}
+
+/** The field's value on the value itself, else on the nearest container above it on its path. */
+function fieldAlongPath(
+  document: unknown,
+  value: unknown,
+  location: ReadonlyArray<string | number>,
+  field: string,
+): unknown {
+  const own = readField(value, field);
+  if (own !== MISSING) return own;
+  const chain: unknown[] = [document];
+  let cur: unknown = document;
+  for (const key of location.slice(0, -1)) {
+    cur = (cur as Record<string | number, unknown>)[key];
+    chain.push(cur);
+  }
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const v = readField(chain[i], field);
+    if (v !== MISSING) return v;
+  }
+  return MISSING;
 }
 
 export function typeName(v: unknown): string {

@@ -79,8 +79,16 @@ describe('json-p3 pin and the leading-zero fix', () => {
 describe('JsonPathEvaluator', () => {
   it('reports singular queries so a resolver can unwrap their one value', () => {
     const ev = new JsonPathEvaluator();
-    expect(ev.select('$.atoms', atoms)).toEqual({ values: [atoms.atoms], singular: true });
-    expect(ev.select('$.atoms[*].atom_id', atoms)).toEqual({ values: ['a1', 'a2', 'a3'], singular: false });
+    expect(ev.select('$.atoms', atoms)).toEqual({
+      values: [atoms.atoms],
+      locations: [['atoms']],
+      singular: true,
+    });
+    expect(ev.select('$.atoms[*].atom_id', atoms)).toMatchObject({
+      values: ['a1', 'a2', 'a3'],
+      singular: false,
+    });
+    expect(ev.select('$.atoms[*].atom_id', atoms).locations[1]).toEqual(['atoms', 1, 'atom_id']);
   });
 
   it('turns a syntax error into REF_PATH_INVALID naming the path', () => {

@@ -65,6 +65,8 @@ export function createJsonPathEnvironment(): JSONPathEnvironment {
 export interface PathSelection {
   /** The selected values, in json-p3's (document) order. */
   values: unknown[];
+  /** Where each value is: the keys and indices from the document root (same order as values). */
+  locations: ReadonlyArray<ReadonlyArray<string | number>>;
   /** RFC 9535 singular query (names and indices only): selects at most one node. */
   singular: boolean;
 }
@@ -99,7 +101,12 @@ export class JsonPathEvaluator {
   select(path: string, document: unknown): PathSelection {
     const query = this.compile(path);
     try {
-      return { values: query.query(document as JSONValue).values(), singular: query.singularQuery() };
+      const nodes = query.query(document as JSONValue).nodes;
+      return {
+        values: nodes.map((n) => n.value),
+        locations: nodes.map((n) => n.location),
+        singular: query.singularQuery(),
+      };
     } catch (cause) {
       // e.g. JSONPathRecursionLimitError on data nested deeper than json-p3's limit
       throw pathError(path, cause);

@@ -88,6 +88,64 @@ describe('task_output paths', () => {
   });
 });
 
+describe('protocol 002 §2.2, as the protocol writes it', () => {
+  it('$.atoms[*].content filtered by atom_type eq methodology is the methodology atoms’ content', async () => {
+    const example = JSON.parse(`{
+      "data_reference": {
+        "ref_type": "task_output",
+        "task_id": "task_scholar_001",
+        "path": "$.atoms[*].content",
+        "filter": {
+          "field": "atom_type",
+          "operator": "eq",
+          "value": "methodology"
+        },
+        "transform": "none"
+      }
+    }`);
+    const output = {
+      atoms: [
+        ...scholar.atoms,
+        { atom_id: 'a5', atom_type: 'methodology', content: 'Label smoothing 0.1.', confidence: 0.8 },
+      ],
+    };
+    const { resolver } = setup({ task_scholar_001: { status: 'succeeded', output } });
+    const r = await resolver.resolveReference(example.data_reference);
+    expect(r).toEqual({ ok: true, value: ['Self-attention.', 'Label smoothing 0.1.'], attempts: 1 });
+  });
+
+  it('a filter after a wildcard looks at the nearest item on the path that has the field', async () => {
+    const output = {
+      papers: [
+        {
+          year: 2017,
+          atoms: [
+            { content: 'x', atom_type: 'claim' },
+            { content: 'y', atom_type: 'methodology' },
+          ],
+        },
+        { year: 2020, atoms: [{ content: 'z', atom_type: 'claim' }] },
+      ],
+    };
+    const { resolver } = setup({ t: { status: 'succeeded', output } });
+    const get = (path: string, filter: Record<string, unknown>) =>
+      resolver.resolveReference({ ref_type: 'task_output', task_id: 't', path, filter });
+    expect(
+      await get('$.papers[*].atoms[*].content', { field: 'year', operator: 'gte', value: 2018 }),
+    ).toMatchObject({
+      ok: true,
+      value: ['z'],
+    });
+    expect(
+      await get('$.papers[*].atoms[*].content', { field: 'atom_type', operator: 'eq', value: 'claim' }),
+    ).toMatchObject({ ok: true, value: ['x', 'z'] });
+    // A field nothing on the way has is still a filter error (ignored, as §3.2 says).
+    expect(
+      await get('$.papers[*].atoms[*].content', { field: 'atom_kind', operator: 'eq', value: 'claim' }),
+    ).toMatchObject({ ok: false, value: ['x', 'y', 'z'], failure: { error_code: 'REF_FILTER_ERROR' } });
+  });
+});
+
 describe('task_output filters', () => {
   const filter = async (f: Record<string, unknown>, path = '$.atoms') =>
     setup().resolver.resolveReference(ref({ path, filter: f }));

@@ -6,12 +6,15 @@
  * selects nothing; with any other path (wildcards, filters, slices, descendants) the array of
  * selected values, possibly empty.
  *
+ * A filter selects among the items the path walked through: after `$.atoms[*].content` the filter
+ * `atom_type eq methodology` keeps the content of the methodology atoms (protocol 002 §2.2).
+ *
  * Soft failures carry the value the protocol's default falls back to: REF_PATH_INVALID the full
  * output (transformed, not filtered: the filter was written for the path's selection);
  * REF_FILTER_ERROR the unfiltered selection (transformed).
  */
 import { BatonError } from '../core/index.ts';
-import { applyFilter } from './filter-values.ts';
+import { applyFilter, applyFilterAlongPath } from './filter-values.ts';
 import type { JsonPathEvaluator } from './jsonpath-query.ts';
 import type { TaskOutputReference } from './reference-schema.ts';
 import { applyTransform, type Summarize } from './transform-values.ts';
@@ -81,6 +84,8 @@ export async function resolveTaskOutput(
 ): Promise<unknown> {
   const output = await fetchOutput(ref, deps, signal);
   let selected: unknown = output;
+  // Set for a non-singular path: the filter then applies along the path (see applyFilterAlongPath).
+  let walked: ReturnType<JsonPathEvaluator['select']> | undefined;
   if (ref.path !== undefined) {
     let selection: ReturnType<JsonPathEvaluator['select']>;
     try {
@@ -97,13 +102,18 @@ export async function resolveTaskOutput(
           { data: { task_id: ref.task_id, path: ref.path } },
         );
       selected = selection.values[0];
-    } else selected = selection.values;
+    } else {
+      selected = selection.values;
+      walked = selection;
+    }
   }
   if (filterError)
     throw new SoftFailure(filterError, await applyTransform(selected, ref.transform, deps.summarize));
   if (ref.filter) {
     try {
-      selected = applyFilter(selected, ref.filter);
+      selected = walked
+        ? applyFilterAlongPath(output, walked.values, walked.locations, ref.filter)
+        : applyFilter(selected, ref.filter);
     } catch (err) {
       if (!(err instanceof BatonError) || err.code !== 'REF_FILTER_ERROR') throw err;
       throw new SoftFailure(err, await applyTransform(selected, ref.transform, deps.summarize));
