@@ -265,6 +265,29 @@ describe('baton CLI', () => {
     expect(r.err).toMatch(/\[step b\] step "b" uses unknown task "nope"/);
   });
 
+  it('ls and show open the database read-only: not a byte of it changes', () => {
+    fingerprint(); // checkpoints the WAL into the file first
+    const bytes = () => createHash('sha256').update(readFileSync(db)).digest('hex');
+    const before = bytes();
+    expect(baton('--db', db, 'ls').code).toBe(0);
+    expect(baton('--db', db, 'show', firstRun).code).toBe(0);
+    expect(bytes()).toBe(before);
+  });
+
+  it('refuses an empty --db file instead of setting it up as a new database', () => {
+    const empty = join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    for (const args of [
+      ['ls'],
+      ['run', plan('e.json', { steps: [{ aiName: 'double', draftArgs: { n: 1 } }] }), '--tasks', tasks],
+    ]) {
+      const r = baton('--db', empty, ...args);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/STORE_INVALID: .*empty\.db is an empty file \(0 bytes\), not a Baton database/);
+    }
+    expect(readFileSync(empty).length).toBe(0);
+  });
+
   it('refuses a --db that is not a Baton database, or is corrupted, without changing it', () => {
     const foreign = join(dir, 'foreign.db');
     const d = new Database(foreign);

@@ -41,7 +41,7 @@ export async function lsCommand(
   const limit = options.limit === undefined ? 50 : Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1)
     throw new BatonError('INVALID_INPUT', `--limit must be a positive integer, got "${options.limit}"`);
-  const store = await openStore(options.db, true);
+  const store = await openStore(options.db, true, true);
   try {
     if (options.threads) {
       const graphs = graphsOf(store);
@@ -88,7 +88,7 @@ export async function lsCommand(
 }
 
 export async function showCommand(id: string, options: CommonOptions): Promise<number> {
-  const store = await openStore(options.db, true);
+  const store = await openStore(options.db, true, true);
   try {
     const run = await store.getRun(id);
     const graphs = graphsOf(store);

@@ -1,6 +1,6 @@
 /** `baton run` and `baton resume`: start or continue a run here, show it live, print how it ended. */
 import { readFileSync } from 'node:fs';
-import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
+import { BatonError, type DecisionRequest, isBatonError, isTerminal } from '../core/index.ts';
 import {
   type Baton,
   type BatonOptions,
@@ -39,8 +39,20 @@ export function batonOptions(
 }
 
 /** The store `--db` names (a SQLite file or a postgres:// URL), connected and ready. */
-export function openStore(db: string, mustExist: boolean): Promise<Store> {
-  return openStoreAt(db, { mustExist });
+/**
+ * `readonly`: commands that only look (ls, show) open a SQLite file read-only and write nothing, so
+ * they work on a file they may not write. A file from an older Baton still needs its migrations:
+ * then it is opened read-write once, as every command did before.
+ */
+export async function openStore(db: string, mustExist: boolean, readonly = false): Promise<Store> {
+  if (!readonly) return openStoreAt(db, { mustExist });
+  try {
+    return await openStoreAt(db, { mustExist, readonly });
+  } catch (err) {
+    if (isBatonError(err, 'STORE_INVALID') && Array.isArray(err.data.missing))
+      return openStoreAt(db, { mustExist });
+    throw err;
+  }
 }
 
 export interface FollowRunOptions {

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +138,36 @@ describe('file formats', () => {
   it('marks an oversized file with reason too_large and its size', async () => {
     const err = (await errorOf('big.txt')) as BatonError;
     expect(err.data).toMatchObject({ reason: 'too_large', size: 4096, limit: 2048 });
+  });
+});
+
+describe('only regular files, each with one link', () => {
+  it('refuses FIFOs at once instead of waiting for a writer, and reads files normally afterwards', async () => {
+    // Four FIFOs with no writer used to fill libuv's four pool threads, hanging every later read.
+    for (let i = 0; i < 5; i++) {
+      const made = spawnSync('mkfifo', [path.join(root, 'papers', `pipe${i}.txt`)]);
+      expect(made.status).toBe(0);
+    }
+    const errors = await Promise.all(Array.from({ length: 5 }, (_, i) => errorOf(`pipe${i}.txt`)));
+    for (const err of errors) {
+      expect(isBatonError(err, 'REF_FORMAT_ERROR')).toBe(true);
+      expect((err as BatonError).message).toMatch(/is not a regular file/);
+    }
+    expect(await value('plain.txt')).toBe('just text\n');
+  });
+
+  it('refuses a hard link, which can name a file outside the workspace', async () => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'baton-refs-outside-'));
+    try {
+      writeFileSync(path.join(outside, 'secret.txt'), 'the secret');
+      linkSync(path.join(outside, 'secret.txt'), path.join(root, 'papers', 'hardlink.txt'));
+      const err = (await errorOf('hardlink.txt')) as BatonError;
+      expect(isBatonError(err, 'REF_PERMISSION_DENIED')).toBe(true);
+      expect(err.message).toMatch(/has 2 hard links/);
+      expect(JSON.stringify(err)).not.toContain('the secret');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
 

@@ -84,6 +84,25 @@ function decode(bytes: Uint8Array, encoding: string, requested: string): string 
   return text;
 }
 
+/** Stops waiting when the attempt's signal fires (the operation itself cannot be cancelled). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function readCapped(
   real: string,
   requested: string,
@@ -91,7 +110,14 @@ async function readCapped(
   signal: AbortSignal,
 ): Promise<Uint8Array> {
   // O_NOFOLLOW: the real path has no symlink at its end; refuse one swapped in since the check.
-  const fh = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((cause) => {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever, holding one of libuv's
+  // four pool threads (four FIFOs stop every later file read); it opens at once and is refused below.
+  const opening = open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fh = await abortable(opening, signal).catch((cause) => {
+    if (signal.aborted && cause === signal.reason) {
+      void opening.then((late) => late.close()).catch(() => undefined);
+      throw cause;
+    }
     throw new BatonError('REF_NOT_FOUND', `file ${JSON.stringify(requested)} could not be opened`, {
       cause,
       data: { field: 'path' },
@@ -100,7 +126,18 @@ async function readCapped(
   try {
     const st = await fh.stat();
     if (!st.isFile())
-      throw formatError(`path ${JSON.stringify(requested)} is not a regular file`, { field: 'path' });
+      throw formatError(
+        `path ${JSON.stringify(requested)} is not a regular file (FIFOs, sockets and devices are never read)`,
+        { field: 'path' },
+      );
+    // A hard link made inside the workspace can name a file that lives outside it, and no path check
+    // can tell: a file with more than one link is refused.
+    if (st.nlink > 1)
+      throw new BatonError(
+        'REF_PERMISSION_DENIED',
+        `file ${JSON.stringify(requested)} has ${st.nlink} hard links; a hard link may reach outside the workspace, so it is not read`,
+        { data: { field: 'path', path: requested, links: st.nlink } },
+      );
     const tooLarge = (size: number) =>
       formatError(`file ${JSON.stringify(requested)} is larger than the ${max}-byte limit`, {
         field: 'path',

@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   /** Refuse (STORE_INVALID) a database that holds no Baton store yet, creating nothing. @default false */
   mustExist?: boolean;
   defaultTtlMs?: number;
+  /** SQLite: open read-only (nothing written, no migration; writes fail). Postgres: ignored. @default false */
+  readonly?: boolean;
 }
 
 /**
@@ -19,12 +21,18 @@ export interface OpenStoreOptions {
  * background and reports a problem (STORE_INVALID) from its first operation.
  */
 export function storeAt(target: string, options: OpenStoreOptions = {}): Store {
-  if (isPostgresUrl(target)) return new PostgresStore({ connectionString: target, ...options });
+  if (isPostgresUrl(target)) {
+    const { readonly: _, ...pg } = options;
+    return new PostgresStore({ connectionString: target, ...pg });
+  }
   return openSqliteStore(target, options);
 }
 
 /** The store at `target`, ready: a Postgres URL is connected and migrated before this resolves. */
 export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
-  if (isPostgresUrl(target)) return openPostgresStore({ connectionString: target, ...options });
+  if (isPostgresUrl(target)) {
+    const { readonly: _, ...pg } = options;
+    return openPostgresStore({ connectionString: target, ...pg });
+  }
   return openSqliteStore(target, options);
 }

@@ -3,7 +3,18 @@
  * pragmas, and applies numbered migrations. Migrations run under BEGIN IMMEDIATE, so two workers
  * starting at once serialize and the second sees the first's work as already applied.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { BatonError } from '../../core/index.ts';
@@ -18,6 +29,11 @@ export interface OpenOptions {
    * process crash but may lose the last commits on power loss. @default 'FULL'
    */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Open for reading only (`baton ls`, `show`): nothing is written, no migration is applied — a
+   * file that needs one is refused — and every write fails with STORE_INVALID. @default false
+   */
+  readonly?: boolean;
 }
 
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -26,10 +42,15 @@ export const FORMAT_MARKER = 'baton';
 
 export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
   const isMemory = path === ':memory:';
-  if (!isMemory) checkFile(path, options.mustExist ?? false);
+  const readonly = options.readonly ?? false;
+  const mustExist = (options.mustExist ?? false) || readonly;
+  if (!isMemory) {
+    if (!existsSync(path) && !mustExist) createNew(path);
+    checkFile(path, mustExist);
+  }
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: options.mustExist ?? false });
+    db = new Database(path, { fileMustExist: mustExist, readonly });
   } catch (err) {
     throw storeError(path, err);
   }
@@ -37,6 +58,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
     // Look before touching: switching to WAL rewrites the header of someone else's database.
     checkIsBaton(db, path);
+    if (readonly) {
+      checkSchemaReadable(db, path);
+      return db;
+    }
     if (!isMemory) db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     db.pragma('foreign_keys = OFF');
@@ -46,6 +71,52 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.close();
     throw err instanceof BatonError ? err : storeError(path, err);
   }
+}
+
+/**
+ * A new database is built beside `path` and linked into place in one step, so no process ever sees
+ * a half-made file — and an empty file at `path` is never one of Baton's (it is refused, not
+ * silently set up: it may be a database that lost its content). If another process links its
+ * file first, that one is used. New files use incremental auto-vacuum, so the space runs swept by
+ * the TTL leave can be returned to the disk (see ARCHITECTURE, "Retention").
+ */
+function createNew(path: string): void {
+  const tmp = `${path}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const db = new Database(tmp);
+    try {
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.pragma('journal_mode = WAL');
+      migrate(db);
+    } finally {
+      db.close(); // checkpoints the WAL into the file and removes it
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  } catch (err) {
+    throw err instanceof BatonError ? err : storeError(path, err);
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(tmp + suffix, { force: true });
+  }
+}
+
+/** A read-only open applies no migration: a file that still needs one cannot be read correctly. */
+function checkSchemaReadable(db: Database.Database, path: string): void {
+  const applied = new Set(
+    (db.prepare('SELECT version FROM baton_migrations').all() as Array<{ version: number }>).map(
+      (r) => r.version,
+    ),
+  );
+  const missing = listMigrations().filter((m) => !applied.has(m.version));
+  if (missing.length > 0)
+    throw new BatonError(
+      'STORE_INVALID',
+      `${path} needs ${missing.length} migration(s) (${missing[0]?.name}…) that a read-only open cannot apply; open it once read-write (e.g. baton gc)`,
+      { data: { path, missing: missing.map((m) => m.name) } },
+    );
 }
 
 function checkFile(path: string, mustExist: boolean): void {
@@ -61,7 +132,16 @@ function checkFile(path: string, mustExist: boolean): void {
     throw new BatonError('STORE_INVALID', `${path} is a directory, not a Baton database file`, {
       data: { path },
     });
-  if (st.size === 0) return;
+  if (!st.isFile())
+    throw new BatonError('STORE_INVALID', `${path} is not a regular file, so not a Baton database`, {
+      data: { path },
+    });
+  if (st.size === 0)
+    throw new BatonError(
+      'STORE_INVALID',
+      `${path} is an empty file (0 bytes), not a Baton database; it is left as it is: remove it, or pass another --db, to start a new one`,
+      { data: { path } },
+    );
   const fd = openSync(path, 'r');
   try {
     const head = Buffer.alloc(16);
@@ -165,6 +245,11 @@ export function storeError(path: string, err: unknown): BatonError {
         data: { path },
       },
     );
+  if ((err as { code?: unknown } | null)?.code === 'SQLITE_READONLY')
+    return new BatonError('STORE_INVALID', `${path} is open read-only: ${(err as Error).message}`, {
+      cause: err,
+      data: { path },
+    });
   return new BatonError('STORE_INVALID', `cannot open ${path}: ${(err as Error).message}`, {
     cause: err,
     data: { path },

@@ -1,4 +1,15 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -109,6 +120,50 @@ describe('SQLite store specifics', () => {
     ])
       expect(outcome).toMatchObject({ code: 'STORE_CORRUPT', message: expect.stringContaining(path) });
     await store.close();
+  });
+
+  it('refuses an empty file instead of setting it up as a new database, and leaves it as it is', () => {
+    const path = join(dir, 'empty.db');
+    writeFileSync(path, '');
+    expect(codeOf(() => openSqliteStore(path))).toBe('STORE_INVALID');
+    expect(() => openSqliteStore(path)).toThrow(/is an empty file \(0 bytes\), not a Baton database/);
+    expect(statSync(path).size).toBe(0);
+  });
+
+  it('creates a new file whole, with incremental auto-vacuum, and leaves no temporary file', async () => {
+    const sub = mkdtempSync(join(dir, 'fresh-'));
+    const store = openSqliteStore(join(sub, 'new.db'));
+    expect(store.database.pragma('auto_vacuum', { simple: true })).toBe(2);
+    await store.close();
+    expect(readdirSync(sub).filter((f) => f.includes('.new-'))).toEqual([]);
+  });
+
+  it('opens read-only: reads work, writes fail with STORE_INVALID, the file is not touched', async () => {
+    const path = join(dir, 'ro.db');
+    const clock = new ManualClock(T0);
+    const rw = openSqliteStore(path, { clock });
+    await rw.createRuns([task('ro1')], []);
+    await rw.close();
+    const bytes = (f: string) => readFileSync(f).toString('base64');
+    const before = bytes(path);
+    const ro = openSqliteStore(path, { clock, readonly: true });
+    expect((await ro.getRun('ro1'))?.id).toBe('ro1');
+    expect((await ro.listRuns({})).map((r) => r.id)).toEqual(['ro1']);
+    let code: string | undefined;
+    try {
+      await ro.createRuns([task('ro2')], []);
+    } catch (err) {
+      code = isBatonError(err) ? err.code : String(err);
+    }
+    expect(code).toBe('STORE_INVALID');
+    await ro.close();
+    // The file is unchanged; SQLite may leave an empty -wal beside it (how WAL files are read).
+    expect(bytes(path)).toBe(before);
+    if (existsSync(`${path}-wal`)) expect(statSync(`${path}-wal`).size).toBe(0);
+    expect(codeOf(() => openSqliteStore(join(dir, 'ro-missing.db'), { readonly: true }))).toBe(
+      'STORE_INVALID',
+    );
+    expect(existsSync(join(dir, 'ro-missing.db'))).toBe(false);
   });
 
   it('applies migrations once when two connections open the same new file', () => {

@@ -319,7 +319,9 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
   if (name === 'constructor' || typeof desc?.value !== 'function') continue;
   const method = desc.value as (this: SqliteStore, ...args: unknown[]) => unknown;
   const translate = (store: SqliteStore, err: unknown) =>
-    isDamaged(err) ? storeError(store.location, err) : err;
+    isDamaged(err) || (err as { code?: unknown } | null)?.code === 'SQLITE_READONLY'
+      ? storeError(store.location, err)
+      : err;
   Object.defineProperty(SqliteStore.prototype, name, {
     ...desc,
     value: function (this: SqliteStore, ...args: unknown[]) {
