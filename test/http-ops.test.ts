@@ -160,7 +160,7 @@ describe('runs', () => {
     const slow = defineTask({
       name: 'slow-double',
       run: async (input: { n: number }, ctx) => {
-        await ctx.sleep(5_000);
+        await ctx.delay(5_000);
         return input.n * 2;
       },
     });

@@ -42,13 +42,13 @@ async function research(source: string, input: z.infer<typeof researcherInput>, 
       const analysis = await ctx.tool(
         'deep_analysis',
         async () => {
-          await ctx.sleep(input.readMs);
+          await ctx.delay(input.readMs);
           return analyzeItem(item, source);
         },
         {
           name: `read ${item.id}`,
           cheap: async () => {
-            await ctx.sleep(Math.round(input.readMs / 3));
+            await ctx.delay(Math.round(input.readMs / 3));
             return {
               ...analyzeItem({ ...item, text: item.text.split('. ').slice(0, 2).join('. ') }, source),
               quick: true,

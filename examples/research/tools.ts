@@ -20,7 +20,7 @@ export const draftDigest = defineTool({
     required: ['report'],
   },
   handler: async (args: { report: { topClaims?: Claim[] } }, ctx) => {
-    await ctx.sleep(300);
+    await ctx.delay(300);
     const claims = (args.report.topClaims ?? []).slice(0, 3);
     return { digest: claims.map((c, i) => `${i + 1}. ${c.text}`) };
   },
@@ -36,7 +36,7 @@ export const renderChart = defineTool({
   },
   handler: async (args: { findings: Array<{ score: number }> }, ctx) => {
     // Rendering is slow: longer than the user said they would wait.
-    await ctx.sleep(3_500);
+    await ctx.delay(3_500);
     const buckets = [0.5, 0.6, 0.7, 0.8, 0.9].map(
       (b) => args.findings.filter((f) => f.score >= b && f.score < b + 0.1).length,
     );

@@ -6,10 +6,29 @@
 import type { SerializedError } from './errors.ts';
 import type { RunStatus, WaitReason } from './run-state.ts';
 
+/** One durable wait of a suspended attempt, as its event shows it. */
+export interface SuspendedWait {
+  kind: 'timer' | 'child' | 'signal';
+  /** The memo key of the wait (`baton:sleep:1`, `baton:invoke:2`, …). */
+  key: string;
+  /** When a timer wakes the run, or a child/signal wait times out (ISO 8601). */
+  until?: string;
+  childId?: string;
+  signal?: string;
+}
+
 export interface BatonEventMap {
   'run:created': { name: string; kind: 'task' | 'flow'; stepId?: string; parentId?: string };
   'run:queued': {
-    reason: 'created' | 'dependencies_met' | 'retry_due' | 'resumed' | 'lease_recovered' | 'released';
+    reason:
+      | 'created'
+      | 'dependencies_met'
+      | 'retry_due'
+      | 'resumed'
+      | 'lease_recovered'
+      | 'released'
+      /** A run suspended in ctx.invoke / ctx.waitFor: a child ended, a signal came, a timeout passed. */
+      | 'woken';
   };
   'run:waiting': { reason: WaitReason; wakeAt?: string; detail?: string };
   'run:succeeded': { durationMs: number };
@@ -23,6 +42,8 @@ export interface BatonEventMap {
   'attempt:failed': { attempt: number; durationMs: number; error: SerializedError };
   'attempt:timed_out': { attempt: number; timeoutMs: number; findings: number };
   'attempt:retrying': { attempt: number; nextAttempt: number; waitMs: number; nextTimeoutMs: number | null };
+  /** The task body waits durably (ctx.sleep, ctx.invoke, ctx.waitFor): the attempt ends, the slot is free. */
+  'attempt:suspended': { attempt: number; durationMs: number; waits: SuspendedWait[] };
   'step:completed': { key: string; durationMs: number };
   /** Memoized steps an attempt got from the record instead of running them again. */
   'step:replayed': { count: number; keys: string[] };

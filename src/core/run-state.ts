@@ -10,7 +10,8 @@
  * a policy), a `dependency` (a flow step whose upstream steps have not finished) or a `delivery`
  * (a finished scheduled tool call whose result is held until its due time) or a `resume` (an agent
  * job that saved its conversation at its invocation limit and waits for its client to resume it,
- * the protocol's resumable timeout). The five terminal
+ * the protocol's resumable timeout), a `child` (a task awaiting a run it invoked with `ctx.invoke`) or
+ * a `signal` (a task in `ctx.waitFor`). A durable `ctx.sleep` waits as a `timer`. The five terminal
  * states never change again, except that `resume` may send a failed, partial or cancelled run back
  * to `queued` for another try from its last checkpoint. Flows (the parent of step runs) are never
  * claimed: they move when their steps finish, in the same transaction.
@@ -29,7 +30,15 @@ export const RunStatuses = [
 ] as const;
 export type RunStatus = (typeof RunStatuses)[number];
 
-export const WaitReasons = ['timer', 'decision', 'dependency', 'delivery', 'resume'] as const;
+export const WaitReasons = [
+  'timer',
+  'decision',
+  'dependency',
+  'delivery',
+  'resume',
+  'child',
+  'signal',
+] as const;
 export type WaitReason = (typeof WaitReasons)[number];
 
 export const TerminalStatuses: ReadonlySet<RunStatus> = new Set([

@@ -17,7 +17,7 @@ afterEach(async () => {
 const slow = defineTask({
   name: 'slow',
   timeout: '10m',
-  run: (_: unknown, ctx) => ctx.sleep(120_000).then(() => 'late'),
+  run: (_: unknown, ctx) => ctx.delay(120_000).then(() => 'late'),
 });
 const broken = defineTask({
   name: 'broken',

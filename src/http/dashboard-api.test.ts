@@ -24,7 +24,7 @@ const HOUR = 3_600_000;
 
 async function findOneThenStall(ctx: TaskContext): Promise<never> {
   await ctx.partial({ finding: `clue ${ctx.attempt}` });
-  await ctx.sleep(10 * HOUR);
+  await ctx.delay(10 * HOUR);
   throw new Error('unreachable');
 }
 
@@ -46,12 +46,12 @@ const worker = defineTask({
       await ctx.partial({ item: i });
       if (i % 2 === 1) await ctx.checkpoint({ next: i + 1 }, { itemsAnalyzed: i + 1, itemsTotal: 4 });
     }
-    await ctx.sleep(HOUR);
+    await ctx.delay(HOUR);
     return 'done';
   },
 });
 
-const sleeper = defineTask({ name: 'sleeper', timeout: '1h', run: (_: unknown, ctx) => ctx.sleep(HOUR) });
+const sleeper = defineTask({ name: 'sleeper', timeout: '1h', run: (_: unknown, ctx) => ctx.delay(HOUR) });
 
 const draw = defineTool({
   name: 'image_draw',
@@ -61,7 +61,7 @@ const draw = defineTool({
     required: ['prompt'],
   },
   handler: async (args: { prompt: string }, ctx) => {
-    await ctx.sleep(10_000);
+    await ctx.delay(10_000);
     return { image: args.prompt };
   },
 });

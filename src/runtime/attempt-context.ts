@@ -13,14 +13,17 @@ import {
   type DegradationDecision,
   type NewEvent,
   newEvent,
+  ValidationError,
 } from '../core/index.ts';
 import type { Fence, Store } from '../store/index.ts';
-import type { Clock } from '../time/index.ts';
+import { type Clock, type Duration, parseDuration } from '../time/index.ts';
+import { DurableWaits } from './durable-waits.ts';
 import { runTool } from './run-tool.ts';
 import type {
   CheckpointInfo,
   CheckpointView,
   DependencyOutput,
+  DurableOptions,
   TaskContext,
   ToolOptions,
 } from './task-context.ts';
@@ -37,6 +40,8 @@ export interface AttemptContextInit {
   taskName: string;
   attempt: number;
   timeoutMs: number;
+  /** The run's deadline (its budget's end), if it has one: a durable sleep may not outlast it. */
+  deadlineAt: number | null;
   version: number;
   signal: AbortSignal;
   memo: Map<string, unknown>;
@@ -73,6 +78,8 @@ export class AttemptContext implements TaskContext {
   /** Findings recorded by this attempt, in order. */
   readonly findings: unknown[] = [];
   readonly replayed: string[] = [];
+  /** The body's durable waits; the attempt suspends when it can go no further without them. */
+  readonly waits = new DurableWaits();
   checkpoints = 0;
   lastState: unknown;
   private closedReason: string | undefined;
@@ -129,9 +136,52 @@ export class AttemptContext implements TaskContext {
   async step<T>(key: string, fn: () => T | Promise<T>): Promise<T> {
     const found = this.stepLookup(key);
     if (found.hit) return found.value as T;
-    const started = this.clock.monotonic();
-    const value = await fn();
-    return (await this.stepRecord(key, value, this.clock.monotonic() - started)) as T;
+    // In flight: a durable wait made alongside does not end the attempt before this is recorded.
+    return this.waits.track(async () => {
+      const started = this.clock.monotonic();
+      const value = await fn();
+      return (await this.stepRecord(key, value, this.clock.monotonic() - started)) as T;
+    });
+  }
+
+  sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {
+    const ms = parseDuration(duration, 'ctx.sleep duration');
+    return this.sleepAt(this.clock.now() + ms, options.key, 'ctx.sleep');
+  }
+
+  sleepUntil(at: Date | number, options: DurableOptions = {}): Promise<void> {
+    const ms = at instanceof Date ? at.getTime() : at;
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms))
+      throw new ValidationError('ctx.sleepUntil time', 'a valid Date or epoch milliseconds', at, {
+        code: 'INVALID_OPTION',
+      });
+    return this.sleepAt(ms, options.key, 'ctx.sleepUntil');
+  }
+
+  /**
+   * A durable sleep is a memoized step holding its wake time: the first call records it, and
+   * every replay reads it back, so a sleep of an hour wakes an hour after the first call however
+   * many times the body runs. While it is not over the attempt suspends (`waiting: timer`).
+   */
+  private async sleepAt(at: number, own: string | undefined, what: string): Promise<void> {
+    const key = this.waits.nextKey('sleep', own);
+    const found = this.stepLookup(key);
+    let wakeAt: number;
+    if (found.hit) wakeAt = (found.value as { wakeAt: number }).wakeAt;
+    else {
+      if (at <= this.clock.now()) return;
+      const deadline = this.init.deadlineAt;
+      if (deadline !== null && at > deadline)
+        throw new BatonError(
+          'INVALID_OPTION',
+          `${what} until ${new Date(at).toISOString()} would wake after the run's time budget ends (${new Date(deadline).toISOString()})`,
+          { data: { key, wakeAt: at, deadlineAt: deadline } },
+        );
+      await this.waits.track(() => this.stepRecord(key, { wakeAt: at }, 0));
+      wakeAt = at;
+    }
+    if (wakeAt <= this.clock.now()) return;
+    return this.waits.wait({ kind: 'timer', key, wakeAt });
   }
 
   /**
@@ -246,7 +296,7 @@ export class AttemptContext implements TaskContext {
     this.emit_([newEvent(this.runId, 'progress:reported', { done, total: total ?? null })]);
   }
 
-  sleep(ms: number): Promise<void> {
+  delay(ms: number): Promise<void> {
     return this.clock.sleep(ms, this.signal);
   }
 

@@ -198,7 +198,7 @@ describe('runs', () => {
 
   it('cancels a running attempt through its signal', async () => {
     rt = testRuntime();
-    const t = defineTask({ name: 'long', run: async (_: unknown, ctx) => ctx.sleep(3_600_000) });
+    const t = defineTask({ name: 'long', run: async (_: unknown, ctx) => ctx.delay(3_600_000) });
     const run = await rt.baton.start(t, {});
     await eventOf(rt, 'attempt:started', run.id);
     await run.cancel('user changed their mind');

@@ -40,7 +40,7 @@ async function errorOf(p: unknown): Promise<unknown> {
 /** Records one finding, then works until its signal fires (a timeout). */
 async function findOneThenStall(ctx: TaskContext): Promise<never> {
   await ctx.partial({ finding: ctx.attempt });
-  await ctx.sleep(10 * HOUR);
+  await ctx.delay(10 * HOUR);
   throw new Error('unreachable');
 }
 
@@ -136,7 +136,7 @@ describe('answers', () => {
         throw new Error('search API down');
       },
     });
-    const codebase = defineTask({ name: 'codebase-scan', run: (_: unknown, ctx) => ctx.sleep(10 * HOUR) });
+    const codebase = defineTask({ name: 'codebase-scan', run: (_: unknown, ctx) => ctx.delay(10 * HOUR) });
     const plan = defineTask({ name: 'approaches', run: () => 'planned' });
     const flow = defineFlow({
       name: 'planning',
@@ -246,7 +246,7 @@ describe('who answers, and when', () => {
     const slow = defineTask({
       name: 'codebase-scan',
       budget: '1h',
-      run: (_: unknown, ctx) => ctx.sleep(5 * MIN).then(() => 'scanned'),
+      run: (_: unknown, ctx) => ctx.delay(5 * MIN).then(() => 'scanned'),
     });
     const flowOf = (name: string, ask: boolean) =>
       defineFlow({

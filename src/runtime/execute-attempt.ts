@@ -9,6 +9,7 @@ import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
 import { escalate } from './decisions.ts';
 import { parseTaskInput } from './define-task.ts';
+import { Suspension } from './durable-waits.ts';
 import type { Engine } from './engine.ts';
 import { fetchReference } from './fetch-reference.ts';
 import {
@@ -26,6 +27,7 @@ import {
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
 import { prepareStepInput } from './step-inputs.ts';
+import { suspendRun } from './suspend-run.ts';
 import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
 import type { TimeKeeperInit } from './time-keeper.ts';
 
@@ -144,6 +146,7 @@ export async function executeAttempt(
       taskName: task.name,
       attempt: run.attempt,
       timeoutMs,
+      deadlineAt: run.deadlineAt,
       version: task.version,
       signal: controller.signal,
       memo: prepared.memo,
@@ -180,7 +183,15 @@ export async function executeAttempt(
       });
       return thread.result;
     };
-    const outcome = await raceAttempt(body, {
+    // A body that can go no further without a durable wait ends the attempt (see durable-waits.ts).
+    const suspendable = () =>
+      Promise.race([
+        body(),
+        ctx.waits.suspended.then((waits) => {
+          throw new Suspension(waits);
+        }),
+      ]);
+    const outcome = await raceAttempt(suspendable, {
       clock: engine.clock,
       controller,
       timeoutMs,
@@ -193,6 +204,13 @@ export async function executeAttempt(
     // and is fenced the same way. A failure already seen ends the attempt here.
     if (startError) throw startError.error;
     s.replayed = ctx.replayed;
+
+    if (outcome.kind === 'error' && outcome.error instanceof Suspension) {
+      // The abandoned body's signal-aware work stops; its context already refuses writes.
+      controller.abort(new BatonError('CANCELLED', 'the attempt suspended: the run waits durably'));
+      await suspendRun(engine, s, outcome.error.waits);
+      return;
+    }
 
     if (outcome.kind === 'ok') {
       await finishSucceeded(engine, s, outcome.value);

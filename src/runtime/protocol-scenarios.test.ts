@@ -17,7 +17,7 @@ afterEach(async () => {
 /** Finds one thing every 20 s until it has `total`, honouring its signal. */
 async function research(ctx: TaskContext, total: number): Promise<{ findings: number }> {
   for (let i = 0; i < total; i++) {
-    await ctx.sleep(20_000);
+    await ctx.delay(20_000);
     await ctx.partial({ finding: i + 1 });
   }
   return { findings: total };
@@ -90,7 +90,7 @@ describe('protocol 001 scenarios', () => {
       name: 'external-research',
       mode: 'external',
       escalation: { ask: true },
-      run: async (_: unknown, ctx) => ctx.sleep(3_600_000),
+      run: async (_: unknown, ctx) => ctx.delay(3_600_000),
     });
     const run = await rt.baton.start(task, {});
     await eventOf(rt, 'attempt:started', run.id);
@@ -132,7 +132,7 @@ describe('protocol 001 scenarios', () => {
     const task = defineTask({
       name: 'docs-lookup',
       mode: 'docs',
-      run: async (_: unknown, ctx) => ctx.sleep(3_600_000),
+      run: async (_: unknown, ctx) => ctx.delay(3_600_000),
     });
     const run = await rt.baton.start(task, {}, { fast: true });
     await eventOf(rt, 'attempt:started', run.id);

@@ -41,7 +41,7 @@ function drawing(workMs: number, timeout?: string) {
     },
     ...(timeout ? { timeout } : {}),
     handler: async (args: { prompt: string }, ctx) => {
-      await ctx.sleep(workMs);
+      await ctx.delay(workMs);
       return { image: `drawing of ${args.prompt}`, sawSchedule: 'schedule' in args };
     },
   });
@@ -220,7 +220,7 @@ describe('scheduled delivery', () => {
         name,
         inputSchema: { type: 'object', properties: { schedule: SCHEDULE } },
         handler: async (_args, ctx) => {
-          await ctx.sleep(5_000);
+          await ctx.delay(5_000);
           return name;
         },
       });

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { DegradationDecision } from '../core/index.ts';
-import type { Clock } from '../time/index.ts';
+import type { Clock, Duration } from '../time/index.ts';
 import type { TaskTime } from './time-keeper.ts';
 
 export interface CheckpointView<S = unknown> {
@@ -37,6 +37,14 @@ export interface ToolOptions<C> {
   name?: string;
 }
 
+export interface DurableOptions {
+  /**
+   * Names the wait instead of numbering it by call order (`baton:sleep:1`, …). Needed only when a
+   * body makes this call on some replays and not on others.
+   */
+  key?: string;
+}
+
 export interface TaskContext {
   readonly runId: string;
   readonly rootId: string;
@@ -62,8 +70,20 @@ export interface TaskContext {
   partial(...findings: unknown[]): Promise<void>;
   /** Reports progress for the live view (persisted at most every 200 ms). */
   progress(done: number, total?: number): void;
-  /** Sleeps on the injected clock; rejects when the attempt's signal fires. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Sleeps durably: the run waits on a timer row (`waiting: timer`, no process, no concurrency
+   * slot) and the body is replayed when it wakes — memoized steps return their records, and this
+   * call returns. Survives crashes and restarts. The wake time is fixed at the first call.
+   * Refused (INVALID_OPTION) when it would wake after the run's time budget ends.
+   */
+  sleep(duration: Duration, options?: DurableOptions): Promise<void>;
+  /** Sleeps durably until a moment (a Date or epoch milliseconds); see `sleep`. */
+  sleepUntil(at: Date | number, options?: DurableOptions): Promise<void>;
+  /**
+   * Waits inside the attempt on the injected clock, holding its slot; rejects when the attempt's
+   * signal fires (timeout, cancellation). For pacing work, not for waiting durably.
+   */
+  delay(ms: number): Promise<void>;
   /** The run's time budget: `ctx.time.assess()` gives the protocol's time assessment. */
   readonly time: TaskTime;
   /** The research mode in effect (codebase, docs, external, dual, …), if any. */

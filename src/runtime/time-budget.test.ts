@@ -69,7 +69,7 @@ describe('the time assessment a task sees', () => {
       name: 'agent',
       budget: '75m',
       run: async (_: unknown, ctx) => {
-        await ctx.sleep(30 * MIN);
+        await ctx.delay(30 * MIN);
         ctx.progress(3, 15);
         seen = ctx.time.assess();
         await ctx.checkpoint({ papers: ['a', 'b', 'c'] }, { itemsAnalyzed: 3, itemsTotal: 15 });
@@ -112,7 +112,7 @@ describe('the time assessment a task sees', () => {
       name: 'agent',
       budget: '2h',
       run: async (_: unknown, ctx) => {
-        await ctx.sleep(30 * MIN);
+        await ctx.delay(30 * MIN);
         await ctx.checkpoint({ at: 6 }, { itemsAnalyzed: 6 });
         seen = ctx.time.assess();
         return ctx.time.budgetMs;
@@ -134,7 +134,7 @@ describe('the time assessment a task sees', () => {
       budget: '10m',
       run: async (_: unknown, ctx) => {
         for (let minute = 1; minute <= 8; minute++) {
-          await ctx.sleep(MIN);
+          await ctx.delay(MIN);
           modes.push(ctx.time.mode);
           ctx.time.assess();
         }
@@ -158,7 +158,7 @@ describe('the time assessment a task sees', () => {
       run: async (_: unknown, ctx) => {
         const t = ctx.time;
         seen.push({ attempt: ctx.attempt, startMs: t.startMs, remainingMs: t.remainingMs(), ...t.assess() });
-        await ctx.sleep(4 * 60 * MIN);
+        await ctx.delay(4 * 60 * MIN);
       },
     });
     const run = await rt.baton.start(task, {});
@@ -217,7 +217,7 @@ describe('a run with no time left', () => {
       budget: '3s',
       run: async (_: unknown, ctx) => {
         await ctx.checkpoint({ findings: [{ claim: 'saved' }] });
-        await ctx.sleep(60 * MIN);
+        await ctx.delay(60 * MIN);
       },
     });
     const run = await rt.baton.start(task, {});
@@ -253,7 +253,7 @@ async function toolRun(budget: Duration, elapsedMs: number, degradation?: Degrad
     budget,
     ...(degradation ? { time: { degradation } } : {}),
     run: async (_: unknown, ctx) => {
-      if (elapsedMs > 0) await ctx.sleep(elapsedMs);
+      if (elapsedMs > 0) await ctx.delay(elapsedMs);
       const out: Record<string, unknown> = {};
       for (const kind of ['download_full', 'deep_analysis', 'search'])
         out[kind] = (await ctx.tool(kind, call(kind), { cheap: call(`${kind}:cheap`) })) ?? null;
@@ -364,8 +364,8 @@ describe('checkpoint moments', () => {
       run: async (_: unknown, ctx) => {
         await ctx.tool('search', () => 'hits');
         await ctx.tool('deep_analysis', () => 'insight', { cheap: () => 'summary' });
-        await ctx.tool('search', () => ctx.sleep(longMs));
-        await ctx.tool('search', () => ctx.sleep(shortMs));
+        await ctx.tool('search', () => ctx.delay(longMs));
+        await ctx.tool('search', () => ctx.delay(shortMs));
       },
     });
     const run = await rt.baton.start(task, {});

@@ -66,7 +66,7 @@ describe('a tool as a task', () => {
       grace: '1s',
       handler: async (_args, ctx) => {
         calls++;
-        await ctx.sleep(120_000);
+        await ctx.delay(120_000);
         return 'too late';
       },
     });

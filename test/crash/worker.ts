@@ -25,7 +25,7 @@ const work = defineTask({
         const key = `s${i}`;
         await ctx.step(key, async () => {
           write(`exec ${ctx.runId} ${key} ${pid}`);
-          await ctx.sleep(20 + Math.floor(Math.random() * 15));
+          await ctx.delay(20 + Math.floor(Math.random() * 15));
           return { i, by: pid };
         });
         write(`committed ${ctx.runId} ${key} ${pid}`);

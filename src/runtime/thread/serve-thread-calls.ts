@@ -39,6 +39,11 @@ function callContext(ctx: AttemptContext, name: CallName, args: unknown[]): unkn
       return ctx.partial(...(Array.isArray(args[0]) ? args[0] : []));
     case 'fetch':
       return ctx.fetch(args[0]);
+    case 'sleep': {
+      const r = (args[0] ?? {}) as { duration?: number | string; until?: number; key?: string };
+      const options = typeof r.key === 'string' ? { key: r.key } : {};
+      return r.until !== undefined ? ctx.sleepUntil(r.until, options) : ctx.sleep(r.duration ?? 0, options);
+    }
     default:
       throw new BatonError('INVALID_INPUT', `the task thread made an unknown context call: ${String(name)}`);
   }

@@ -7,13 +7,14 @@
 
 import type { Logger } from 'pino';
 import { BatonError, type DegradationDecision, deserializeError } from '../../core/index.ts';
-import { type Clock, systemClock } from '../../time/index.ts';
+import { type Clock, type Duration, systemClock } from '../../time/index.ts';
 import type { Moment } from '../attempt-context.ts';
 import { runTool } from '../run-tool.ts';
 import type {
   CheckpointInfo,
   CheckpointView,
   DependencyOutput,
+  DurableOptions,
   TaskContext,
   ToolOptions,
 } from '../task-context.ts';
@@ -29,6 +30,7 @@ const CALL_LABEL: Record<CallName, string> = {
   checkpointAt: 'ctx.tool',
   partial: 'ctx.partial',
   fetch: 'ctx.fetch',
+  sleep: 'ctx.sleep',
 };
 
 interface Pending {
@@ -173,8 +175,18 @@ export class ThreadTaskContext implements TaskContext {
     this.post(total === undefined ? { type: 'progress', done } : { type: 'progress', done, total });
   }
 
-  sleep(ms: number): Promise<void> {
+  delay(ms: number): Promise<void> {
     return this.clock.sleep(ms, this.signal);
+  }
+
+  // The parent's clock decides when a durable sleep wakes; its reply never comes while the
+  // attempt is suspended (the engine ends the thread instead).
+  async sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {
+    await this.rpc.call('sleep', { duration, ...options });
+  }
+
+  async sleepUntil(at: Date | number, options: DurableOptions = {}): Promise<void> {
+    await this.rpc.call('sleep', { until: at instanceof Date ? at.getTime() : at, ...options });
   }
 
   shouldSkip(kind: string): DegradationDecision {

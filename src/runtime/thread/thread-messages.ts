@@ -39,6 +39,8 @@ export interface ThreadCalls {
   partial: (findings: unknown[]) => void;
   /** ctx.fetch: the parent resolves the data reference under the task's permissions. */
   fetch: (reference: unknown) => unknown;
+  /** ctx.sleep / ctx.sleepUntil: the parent records the wake time and suspends the attempt. */
+  sleep: (request: { duration?: number | string; until?: number; key?: string }) => void;
 }
 
 export type CallName = keyof ThreadCalls;

@@ -101,6 +101,7 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
     taskName: run.name,
     attempt: run.attempt,
     timeoutMs: 60_000,
+    deadlineAt: null,
     version: 1,
     signal: o.signal ?? new AbortController().signal,
     memo: new Map(steps.map((s) => [s.key, s.output])),

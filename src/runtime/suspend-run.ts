@@ -1,0 +1,79 @@
+/**
+ * Ends an attempt whose body waits durably: one fenced transition moves the run to `waiting`
+ * (the lease and the concurrency slot are free) and records what it waits for.
+ *
+ * - Only timers (`ctx.sleep`): `waiting: timer` with the run's `wake_at` — the claim query takes
+ *   it when that time comes, like a retry backoff. A sleeping run is one row.
+ * - A child or a signal: `waiting: child` / `waiting: signal`, woken by the child's end or the
+ *   signal (see wake-run.ts); a timeout or a sleep alongside is a `run-wake` timer row written in
+ *   the same transaction.
+ */
+import { type NewEvent, newEvent, type SuspendedWait, type WaitReason } from '../core/index.ts';
+import type { TimerRecord } from '../store/index.ts';
+import { type DurableWait, earliestWake } from './durable-waits.ts';
+import type { Engine } from './engine.ts';
+import { type AttemptSummary, replayEvents } from './finish-attempt.ts';
+
+/** The timer kind that wakes a run suspended on a child or a signal when a time comes. */
+export const WAKE_TIMER = 'run-wake';
+
+export function wakeTimerId(runId: string, at: number): string {
+  return `wake:${runId}:${at}`;
+}
+
+export async function suspendRun(
+  engine: Engine,
+  s: AttemptSummary,
+  waits: readonly DurableWait[],
+): Promise<void> {
+  const now = engine.clock.now();
+  const wakeAt = earliestWake(waits);
+  const reason: WaitReason = waits.some((w) => w.kind === 'child')
+    ? 'child'
+    : waits.some((w) => w.kind === 'signal')
+      ? 'signal'
+      : 'timer';
+  const timers: TimerRecord[] =
+    reason !== 'timer' && wakeAt !== null
+      ? [
+          {
+            id: wakeTimerId(s.run.id, wakeAt),
+            runId: s.run.id,
+            kind: WAKE_TIMER,
+            dueAt: wakeAt,
+            payload: { runId: s.run.id },
+            createdAt: now,
+          },
+        ]
+      : [];
+  const events: NewEvent[] = [
+    ...replayEvents(s),
+    newEvent(s.run.id, 'attempt:suspended', {
+      attempt: s.run.attempt,
+      durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
+      waits: waits.map(describe),
+    }),
+    newEvent(s.run.id, 'run:waiting', {
+      reason,
+      ...(wakeAt !== null ? { wakeAt: new Date(wakeAt).toISOString() } : {}),
+    }),
+  ];
+  await engine.store.transition(
+    s.run.id,
+    { status: 'waiting', waitReason: reason, wakeAt: reason === 'timer' ? wakeAt : null },
+    events,
+    { fence: s.fence },
+    timers.length > 0 ? { timers } : undefined,
+  );
+}
+
+function describe(w: DurableWait): SuspendedWait {
+  const at = w.kind === 'timer' ? w.wakeAt : w.timeoutAt;
+  return {
+    kind: w.kind,
+    key: w.key,
+    ...(at !== null ? { until: new Date(at).toISOString() } : {}),
+    ...(w.kind === 'child' ? { childId: w.childId } : {}),
+    ...(w.kind === 'signal' ? { signal: w.name } : {}),
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Durable primitives survive SIGKILL (real processes, one SQLite file): a run sleeping in
+ * `ctx.sleep` when its worker is killed wakes on time in the next worker, and no step body runs twice.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createBaton, openSqliteStore } from '../src/index.ts';
+import { sleeper, tasks } from './durable/tasks.ts';
+import { TSX_LOADER } from './tsx-loader.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-durable-'));
+const db = join(dir, 'durable.db');
+const log = join(dir, 'durable.log');
+const children = new Set<ChildProcess>();
+process.env.BATON_DURABLE_LOG = log;
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function startWorker(): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX_LOADER, join(import.meta.dirname, 'durable', 'worker.ts'), db, log],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BATON_DURABLE_LOG: log } },
+  );
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += String(d);
+  });
+  return until(
+    () => readFileSync(log, 'utf8').includes(`ready ${child.pid}\n`),
+    `worker ${child.pid} ready (${stderr})`,
+  ).then(() => child);
+}
+
+function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const execs = (runId: string, step: string) =>
+  readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(`exec ${runId} ${step} `)).length;
+
+describe('durable primitives across SIGKILL', () => {
+  it('a run sleeping when its worker is SIGKILLed wakes on time in the next worker; no step runs twice', async () => {
+    writeFileSync(log, '');
+    const store = openSqliteStore(db);
+    // This process only starts runs and reads the store; the workers execute them.
+    const baton = createBaton({ store, tasks, worker: false });
+    try {
+      const first = await startWorker();
+      const run = await baton.start(sleeper, { ms: 4_000 });
+      await until(async () => (await store.getRun(run.id))?.status === 'waiting', 'the run to sleep');
+      const sleeping = await store.getRun(run.id);
+      expect(sleeping).toMatchObject({ waitReason: 'timer', leaseOwner: null });
+      const wakeAt = sleeping?.wakeAt as number;
+      await killHard(first);
+      await startWorker();
+      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the run to finish');
+      const done = await store.getRun(run.id);
+      const out = done?.output as { before: number; after: number };
+      expect(out.after).toBeGreaterThanOrEqual(wakeAt);
+      const events = await store.readEvents({ runId: run.id, limit: 1000 });
+      const started = events.filter((e) => e.type === 'attempt:started');
+      expect(started).toHaveLength(2);
+      // Woken on time: the second attempt began within the worker's poll of the wake time (plus load).
+      const lateness = (started[1]?.at as number) - wakeAt;
+      expect(lateness).toBeGreaterThanOrEqual(0);
+      expect(lateness).toBeLessThan(1_000);
+      expect(execs(run.id, 'before')).toBe(1);
+      expect(execs(run.id, 'after')).toBe(1);
+    } finally {
+      await baton.close();
+      await store.close();
+    }
+  }, 60_000);
+});
