@@ -56,7 +56,7 @@ const needsHuman = defineTask({
   run: async (_: unknown, ctx) => {
     if (ctx.attempt === 1) {
       await ctx.partial({ clue: 'the lease table grows' });
-      await ctx.sleep(60_000);
+      await ctx.delay(60_000);
     }
     return { answer: 'found it on attempt 2' };
   },
@@ -291,7 +291,7 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     const sleeper = defineTask({
       name: 'sleeper',
       timeout: '1h',
-      run: (_: unknown, ctx) => ctx.sleep(3_600_000),
+      run: (_: unknown, ctx) => ctx.delay(3_600_000),
     });
     worker.register(sleeper);
     server.register(sleeper);

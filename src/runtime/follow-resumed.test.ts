@@ -82,7 +82,7 @@ describe('resume of a run an answer ended', () => {
       escalation: { ask: true },
       run: async (_: unknown, ctx) => {
         await ctx.partial({ claim: 'found early' });
-        await ctx.sleep(60_000);
+        await ctx.delay(60_000);
         return 'never';
       },
     });
@@ -122,7 +122,7 @@ describe('resume of a run an answer ended', () => {
       timeout: '1s',
       retry: false,
       run: async (_: unknown, ctx) => {
-        await ctx.sleep(60_000);
+        await ctx.delay(60_000);
         return 'never';
       },
     });
