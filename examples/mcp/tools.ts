@@ -26,7 +26,7 @@ export const research = defineTask({
     const state = (ctx.lastCheckpoint?.state as { next: number } | undefined) ?? { next: 0 };
     for (let i = state.next; i < SOURCES.length; i++) {
       const claim = await ctx.step(`source-${i}`, async () => {
-        await ctx.sleep(400); // reading the source
+        await ctx.delay(400); // reading the source
         return summarize(SOURCES[i] as string);
       });
       await ctx.partial({ source: i + 1, claim });
