@@ -212,7 +212,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
   it('answers a question from the inbox and the run continues; a lost race says who answered', async () => {
     const first = await worker.start(needsHuman, {});
     const second = await worker.start(needsHuman, {});
-    for (const r of [first, second])
+    const third = await worker.start(needsHuman, {});
+    for (const r of [first, second, third])
       await until('the question', async () =>
         (await server.getRun(r.id))?.waitReason === 'decision' ? true : undefined,
       );
@@ -231,6 +232,15 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await page.getByText(`Answered ${first.id}: retry_extended. The run continues.`).waitFor();
     expect((await first.result()).status).toBe('succeeded');
     await page.locator('article.question', { hasText: first.id }).waitFor({ state: 'detached' });
+
+    // "Different mode" answers with the mode chosen beside it.
+    const modeCard = page.locator('article.question', { hasText: third.id });
+    const modes = await modeCard.locator('select option').allTextContents();
+    expect(modes.length).toBeGreaterThan(0);
+    await modeCard.locator('select').selectOption(modes.at(-1) as string);
+    await modeCard.locator('button[data-choice="different_mode"]').click();
+    await page.getByText(`Answered ${third.id}: different_mode. The run continues.`).waitFor();
+    expect((await third.result()).status).toBe('succeeded');
 
     // Someone else answers the second question while this operator's view is stale (its live
     // stream is cut here, so the question stays on screen as it would over a slow network).

@@ -65,8 +65,8 @@ export const api = {
   timeline: (id: string) => call<Timeline>('GET', runPath(id, '/timeline')),
   decisions: () => call<DecisionsPage>('GET', '/decisions'),
   deliveries: (state: 'upcoming' | 'all') => call<DeliveriesPage>('GET', `/deliveries${query({ state })}`),
-  decide: (id: string, choice: string) =>
-    call<{ run: RunView }>('POST', runPath(id, '/decisions'), { choice }),
+  decide: (id: string, answer: { choice: string; mode?: string; input?: unknown }) =>
+    call<{ run: RunView }>('POST', runPath(id, '/decisions'), answer),
   cancel: (id: string) => call<{ run: RunView }>('POST', runPath(id, '/cancel'), {}),
   resume: (id: string) => call<unknown>('POST', runPath(id, '/resume?mode=async'), {}),
   bulk: (action: 'cancel' | 'resume', target: { filter: RunFilter } | { ids: string[] }, dryRun: boolean) =>

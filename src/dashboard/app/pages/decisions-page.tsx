@@ -15,11 +15,23 @@ type Decision = Inbox['decisions'][number];
 function Question({ d, onAnswered }: { d: Decision; onAnswered: (text: string) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
+  const [mode, setMode] = useState(d.request.otherModes[0] ?? '');
+  const [manual, setManual] = useState('');
   const answer = async (choice: string) => {
     setBusy(true);
     setError(undefined);
     try {
-      await api.decide(d.runId, choice);
+      let extra: { mode?: string; input?: unknown } = {};
+      if (choice === 'different_mode') extra = { mode };
+      if (choice === 'manual_input') {
+        try {
+          extra = { input: JSON.parse(manual) as unknown };
+        } catch {
+          // Plain text is the research as written.
+          extra = { input: manual };
+        }
+      }
+      await api.decide(d.runId, { choice, ...extra });
       onAnswered(`Answered ${d.runId}: ${choice}. The run continues.`);
     } catch (e) {
       if (e instanceof ApiError && e.status === 409 && typeof e.details.answeredBy === 'string') {
@@ -53,19 +65,54 @@ function Question({ d, onAnswered }: { d: Decision; onAnswered: (text: string) =
       {!config.readOnly && (
         <fieldset class="choices">
           <legend class="sr-only">Answers for {d.runId}</legend>
-          {d.request.choices.map((c) => (
-            <button
-              key={c.id}
-              type="button"
-              disabled={busy}
-              data-choice={c.id}
-              class={c.id === d.policyAnswer.choice ? 'default' : ''}
-              onClick={() => void answer(c.id)}
-            >
-              {c.label ?? c.id}
-            </button>
-          ))}
+          {d.request.choices
+            .filter((c) => c.id !== 'manual_input')
+            .map((c) => (
+              <span key={c.id} class="choice">
+                <button
+                  type="button"
+                  disabled={busy || (c.id === 'different_mode' && mode === '')}
+                  data-choice={c.id}
+                  class={c.id === d.policyAnswer.choice ? 'default' : ''}
+                  onClick={() => void answer(c.id)}
+                >
+                  {c.label ?? c.id}
+                </button>
+                {c.id === 'different_mode' && (
+                  <label>
+                    <span class="sr-only">Mode for {d.runId}</span>
+                    <select value={mode} onChange={(e) => setMode(e.currentTarget.value)}>
+                      {d.request.otherModes.map((m) => (
+                        <option key={m} value={m}>
+                          {m}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                )}
+              </span>
+            ))}
         </fieldset>
+      )}
+      {!config.readOnly && d.request.choices.some((c) => c.id === 'manual_input') && (
+        <details class="manual">
+          <summary>Answer with your own findings (manual input)</summary>
+          <label for={`manual-${d.runId}`}>Findings as JSON, or plain text</label>
+          <textarea
+            id={`manual-${d.runId}`}
+            rows={4}
+            value={manual}
+            onInput={(e) => setManual(e.currentTarget.value)}
+          />
+          <button
+            type="button"
+            disabled={busy || manual.trim() === ''}
+            data-choice="manual_input"
+            onClick={() => void answer('manual_input')}
+          >
+            Submit manual input
+          </button>
+        </details>
       )}
       <ErrorNote error={error} />
       <details>
