@@ -35,7 +35,11 @@ describe('100 clients resuming the same job at once', () => {
     const url = server.url;
     const first = await drive(
       rt.clock,
-      fetch(`${url}/runs`, { method: 'POST', body: JSON.stringify({ task: 'insights', input: {} }) }),
+      fetch(`${url}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task: 'insights', input: {} }),
+      }),
     );
     expect(first.status).toBe(408);
     const { jobId } = ((await first.json()) as { details: { jobId: string } }).details;

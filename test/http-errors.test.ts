@@ -43,7 +43,11 @@ const postJson = (path: string, body: unknown) =>
 
 describe('400: the request is wrong, and the answer says where', () => {
   it('refuses a body that is not JSON', async () => {
-    const r = await call('/runs', { method: 'POST', body: '{"task": "double", ' });
+    const r = await call('/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"task": "double", ',
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, error: 'INVALID_INPUT', details: { field: 'body' } });
     expect(r.body.message).toMatch(/^request body is not valid JSON: /);
@@ -172,7 +176,7 @@ describe('413: bodies over the limit', () => {
           port,
           path: '/runs',
           method: 'POST',
-          headers: { 'transfer-encoding': 'chunked' },
+          headers: { 'transfer-encoding': 'chunked', 'content-type': 'application/json' },
         },
         (res) => {
           let body = '';

@@ -24,7 +24,11 @@ async function finishedJob(): Promise<string> {
   server = await serveHttp(rt.baton, { heartbeatMs: 15_000 });
   const r = await drive(
     rt.clock,
-    fetch(`${server.url}/runs`, { method: 'POST', body: '{"task":"insights"}' }),
+    fetch(`${server.url}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"task":"insights"}',
+    }),
   );
   expect(r.status).toBe(200);
   return ((await r.json()) as { metadata: { jobId: string } }).metadata.jobId;

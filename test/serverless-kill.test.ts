@@ -79,7 +79,11 @@ async function invoke(path: string, body: unknown): Promise<Invocation> {
   const sent = performance.now();
   const kill = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
   try {
-    const response = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const answer = { status: response.status, body: (await response.json()) as Record<string, unknown> };
     const answeredAfterMs = performance.now() - sent;
     const killedBySignal = await exited;

@@ -83,6 +83,14 @@ export async function main(argv: string[]): Promise<number> {
     .option('--dashboard', 'serve the web dashboard at /dashboard')
     .option('--read-only', 'refuse every change (start, resume, decide, cancel); the dashboard only shows')
     .option('--mcp', 'also serve the tasks as MCP tools (Streamable HTTP) at /mcp')
+    .option(
+      '--allow-host <names>',
+      'host names requests may be addressed to, comma-separated (default on loopback: localhost, 127.0.0.1, ::1)',
+    )
+    .option(
+      '--allow-origin <origins>',
+      'origins besides the server’s own whose pages may call it, comma-separated',
+    )
     .action(
       async (o: {
         host: string;
@@ -92,6 +100,8 @@ export async function main(argv: string[]): Promise<number> {
         dashboard?: boolean;
         readOnly?: boolean;
         mcp?: boolean;
+        allowHost?: string;
+        allowOrigin?: string;
       }) => {
         code = await serveCommand({ ...(await common()), ...o });
       },

@@ -14,6 +14,8 @@ export async function serveCommand(
     dashboard?: boolean;
     readOnly?: boolean;
     mcp?: boolean;
+    allowHost?: string;
+    allowOrigin?: string;
   },
 ): Promise<number> {
   if (options.mcp && options.readOnly)
@@ -40,6 +42,8 @@ export async function serveCommand(
     flows: defs.flows as FlowDefinition[],
     dashboard: options.dashboard === true,
     readOnly: options.readOnly === true,
+    ...(options.allowHost !== undefined ? { allowedHosts: list(options.allowHost) } : {}),
+    ...(options.allowOrigin !== undefined ? { allowedOrigins: list(options.allowOrigin) } : {}),
   });
   // MCP on the same server and port, behind the same token (the SDK loads only with --mcp).
   const mcp = options.mcp ? (await import('../mcp/index.ts')).mountMcp(server.handler, baton) : undefined;
@@ -62,4 +66,12 @@ export async function serveCommand(
   await baton.close();
   await store.close();
   return 0;
+}
+
+/** "a, b,c" → ["a", "b", "c"]; the HTTP options check each entry and name the bad one. */
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }

@@ -36,7 +36,9 @@ function setup(options: HttpOptions = {}, worker = true) {
     const r = await h(
       new Request(`http://baton.test${path}`, {
         method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined
+          ? {}
+          : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       }),
     );
     return { status: r.status, body: (await r.json()) as Record<string, unknown> };

@@ -14,6 +14,7 @@ import { decisionsRoute, deliveriesRoute } from './inbox-routes.ts';
 import { healthRoute, metricsRoute } from './ops-routes.ts';
 import { overviewRoute } from './overview-route.ts';
 import { cancelRoute, decideRoute, getRoute, listRoute } from './read-routes.ts';
+import { jsonBodiesOnly, requestGuard } from './request-guard.ts';
 import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
 import { type RouteContext, resumeRoute, startRoute } from './run-routes.ts';
 import { timelineRoute } from './timeline-route.ts';
@@ -49,6 +50,11 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
       status: String(c.res.status),
     });
   });
+  // Before authentication: a rebinding page or a foreign origin is refused whatever it sends.
+  app.use(
+    '*',
+    requestGuard({ allowedHosts: resolved.allowedHosts, allowedOrigins: resolved.allowedOrigins }),
+  );
   const dashboardPath = `${resolved.basePath}/dashboard`;
   // The dashboard's shell and bundle hold no data (the page sends the token with its API calls).
   const open = (path: string) =>
@@ -64,6 +70,7 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
       );
     await next();
   });
+  app.use('*', jsonBodiesOnly());
   app.onError((err) => errorResponse(err));
   app.notFound((c) =>
     errorResponse(new HttpProblem(404, HttpCodes.routeNotFound, `no route ${c.req.method} ${c.req.path}`)),

@@ -44,6 +44,18 @@ export interface HttpOptions {
   dashboard?: boolean;
   /** Refuse every change (start, resume, decide, cancel, bulk) with 403; the dashboard hides its actions. @default false */
   readOnly?: boolean;
+  /**
+   * Host names (without port) requests may be addressed to; any other `Host` gets 403, which stops
+   * DNS rebinding. `["*"]` allows any. @default any for a fetch handler; `serveHttp` on a loopback
+   * address always allows localhost, 127.0.0.1, ::1 and the bound address, and adds these
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Origins (`https://app.example.com`) besides the server's own whose pages may send requests;
+   * a request with any other `Origin` gets 403. Requests without `Origin` (curl, servers) pass.
+   * `["*"]` allows any. @default [] (same origin only)
+   */
+  allowedOrigins?: readonly string[];
 }
 
 export interface ResolvedHttpOptions {
@@ -58,6 +70,8 @@ export interface ResolvedHttpOptions {
   invocationTimeoutMs: number | undefined;
   dashboard: boolean;
   readOnly: boolean;
+  allowedHosts: readonly string[] | undefined;
+  allowedOrigins: readonly string[];
 }
 
 function bad(field: string, expected: string, value: unknown): ValidationError {
@@ -68,6 +82,33 @@ function positiveInt(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (!(Number.isSafeInteger(value) && (value as number) > 0)) throw bad(field, 'a positive integer', value);
   return value as number;
+}
+
+function isHost(v: string): boolean {
+  return (
+    v === '*' ||
+    /^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]+|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)$/.test(v)
+  );
+}
+
+function isOrigin(v: string): boolean {
+  if (v === '*') return true;
+  if (!URL.canParse(v)) return false;
+  const u = new URL(v);
+  return (
+    (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.toLowerCase().replace(/\/$/, '')
+  );
+}
+
+function stringList(field: string, value: unknown, ok: (v: string) => boolean): string[] {
+  const expected =
+    field === 'allowedHosts'
+      ? 'an array of host names without port ("localhost", "baton.internal") or ["*"]'
+      : 'an array of origins like "https://app.example.com" (scheme, host, optional port; no path) or ["*"]';
+  if (!Array.isArray(value)) throw bad(field, expected, value);
+  for (const [i, v] of value.entries())
+    if (typeof v !== 'string' || !ok(v)) throw bad(`${field}[${i}]`, expected, v);
+  return [...(value as string[])];
 }
 
 export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptions {
@@ -95,8 +136,13 @@ export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptio
   for (const field of ['dashboard', 'readOnly'] as const)
     if (options[field] !== undefined && typeof options[field] !== 'boolean')
       throw bad(field, 'true or false', options[field]);
+  const allowedHosts =
+    options.allowedHosts === undefined ? undefined : stringList('allowedHosts', options.allowedHosts, isHost);
+  const allowedOrigins = stringList('allowedOrigins', options.allowedOrigins ?? [], isOrigin);
   return {
     token,
+    allowedHosts,
+    allowedOrigins,
     dashboard: options.dashboard ?? false,
     readOnly: options.readOnly ?? false,
     bodyLimitBytes: positiveInt('bodyLimitBytes', options.bodyLimitBytes, 1_048_576),

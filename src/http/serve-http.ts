@@ -62,7 +62,22 @@ export async function serveHttp(baton: Baton, options: ServeHttpOptions = {}): P
       `token is required when serving on ${host}, which is not a loopback address: anyone who can reach it could start, read and cancel runs`,
       { data: { field: 'token', host } },
     );
-  const handler = createHttpHandler(baton, httpOptions);
+  // A tokenless loopback server is what DNS rebinding targets: answer only to its own names.
+  // allowedHosts adds to a loopback server's own names; elsewhere (a token is required) it is the list.
+  const given = httpOptions.allowedHosts;
+  const own = ['localhost', '127.0.0.1', '::1', host.replace(/^\[|\]$/g, '')];
+  // Not an array: left as it is, for the option check to refuse it by name.
+  const allowedHosts = !isLoopback(host)
+    ? given
+    : given === undefined
+      ? own
+      : Array.isArray(given)
+        ? [...given, ...own]
+        : given;
+  const handler = createHttpHandler(baton, {
+    ...httpOptions,
+    ...(allowedHosts ? { allowedHosts } : {}),
+  });
   await baton.ready();
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve(

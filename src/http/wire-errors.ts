@@ -57,6 +57,9 @@ export const HttpCodes = {
   bodyTooLarge: 'BODY_TOO_LARGE',
   routeNotFound: 'ROUTE_NOT_FOUND',
   readOnly: 'READ_ONLY',
+  hostNotAllowed: 'HOST_NOT_ALLOWED',
+  originNotAllowed: 'ORIGIN_NOT_ALLOWED',
+  unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
 } as const;
 
 /**

@@ -45,7 +45,13 @@ describe('createServerlessHandler', () => {
     const started = clock.monotonic();
     const response = await drive(
       clock,
-      h(new Request('http://fn.test/runs', { method: 'POST', body: '{"task":"insights"}' })),
+      h(
+        new Request('http://fn.test/runs', {
+          method: 'POST',
+          body: '{"task":"insights"}',
+          headers: { 'content-type': 'application/json' },
+        }),
+      ),
     );
     expect(clock.monotonic() - started).toBeLessThanOrEqual(8_000);
     expect(response.status).toBe(408);
