@@ -1,7 +1,7 @@
 /**
  * Plans: a flow as data. An LLM planner emits JSON in the shape protocol 004 shows
- * (`{ "plan": { "steps": [{ "aiName", "draftArgs", "dependsOn": [0] }] } }`); TypeScript flows
- * normalize to the same steps. Validation reports every problem at once, each with its step, so a
+ * (`{ "plan": { "steps": [{ "aiName", "draftArgs", "dependsOn": [0] }] } }`) or protocol 002 §7.1's
+ * `{ "task_chain": [...] }`; TypeScript flows normalize to the same steps. Validation reports every problem at once, each with its step, so a
  * planner (or a person) can fix the whole plan in one round.
  */
 import { describe as describeValue } from './errors.ts';
@@ -65,8 +65,80 @@ const STEP_KEYS: readonly string[] = [
   'description',
 ];
 
+/** What a protocol 002 §7.1 `task_chain` entry may say. */
+const CHAIN_KEYS: readonly string[] = [
+  'task_id',
+  'agent',
+  'input',
+  'output_schema',
+  'description',
+  'schedule',
+];
+
+/**
+ * Protocol 002 §7.1's `{ "task_chain": [{ task_id, agent, input: { data_references, transfer_config },
+ * output_schema }] }` as plan steps: the step id is `task_id`, the task is the `agent`, the input's
+ * `transfer_config` is the step's transfer, and its `data_references` stay in the input (resolved
+ * when the step starts; a reference to an earlier entry is the dependency). `output_schema` names
+ * what the entry produces; Baton does not check it.
+ */
+function taskChainSteps(chain: unknown[], problems: PlanProblem[]): unknown[] {
+  return chain.map((entry, index) => {
+    const field = `task_chain[${index}]`;
+    if (!isObject(entry)) return entry;
+    for (const key of Object.keys(entry)) {
+      if (CHAIN_KEYS.includes(key)) continue;
+      problems.push({
+        kind: 'shape',
+        step: String(index),
+        field: `${field}.${key}`,
+        message: `${field}.${key} is not a task_chain field; the fields are ${CHAIN_KEYS.join(', ')}`,
+      });
+    }
+    if (entry.task_id === undefined)
+      problems.push({
+        kind: 'shape',
+        step: String(index),
+        field: `${field}.task_id`,
+        message: `${field}.task_id must name the entry (other entries reference it), got nothing`,
+      });
+    const input = entry.input ?? {};
+    let transfer: unknown;
+    let stepInput: unknown = input;
+    if (isObject(input) && input.transfer_config !== undefined) {
+      const { transfer_config, ...rest } = input;
+      transfer = transfer_config;
+      stepInput = rest;
+    }
+    return {
+      id: entry.task_id,
+      task: entry.agent,
+      input: stepInput,
+      ...(transfer !== undefined ? { transfer } : {}),
+      ...(entry.schedule !== undefined ? { schedule: entry.schedule } : {}),
+    };
+  });
+}
+
 export function normalizePlan(raw: unknown): { plan: Plan; problems: PlanProblem[] } {
   const problems: PlanProblem[] = [];
+  if (isObject(raw) && Array.isArray(raw.task_chain)) {
+    const extra = Object.keys(raw).filter((k) => k !== 'task_chain');
+    for (const key of extra)
+      problems.push({
+        kind: 'shape',
+        step: null,
+        field: key,
+        message: `${key} is not a plan field next to task_chain`,
+      });
+    const chained = normalizePlan({ steps: taskChainSteps(raw.task_chain, problems) });
+    const named = chained.problems.map((p) => ({
+      ...p,
+      field: p.field.replace(/^steps/, 'task_chain'),
+      message: p.message.replace(/steps\[/g, 'task_chain['),
+    }));
+    return { plan: chained.plan, problems: [...problems, ...named] };
+  }
   const body = isObject(raw) && isObject(raw.plan) ? raw.plan : raw;
   const root = isObject(raw) && isObject(raw.plan) ? 'plan' : '';
   const at = (f: string) => (root ? `${root}.${f}` : f);

@@ -5,37 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BatonError, isBatonError } from '../core/index.ts';
 import { ManualClock } from '../time/index.ts';
+import { makePdf } from './fixtures/make-pdf.ts';
 import { createResolver, type Resolver } from './resolver.ts';
-
-/**
- * A minimal valid PDF, written by hand: Helvetica text, one line per string, one page per array,
- * and a correct cross-reference table (so pdf.js reads it without repairing it).
- */
-function makePdf(pages: string[][]): Buffer {
-  const objects: string[] = [];
-  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
-  objects[2] = `<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + 2 * i} 0 R`).join(' ')}] /Count ${pages.length} >>`;
-  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
-  pages.forEach((lines, i) => {
-    const escaped = lines.map((l) => `(${l.replace(/[\\()]/g, (m) => `\\${m}`)}) Tj T*`);
-    const content = ['BT', '/F1 12 Tf', '14 TL', '72 720 Td', ...escaped, 'ET'].join('\n');
-    objects[4 + 2 * i] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * i} 0 R >>`;
-    objects[5 + 2 * i] =
-      `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
-  });
-  let pdf = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  for (let n = 1; n < objects.length; n++) {
-    offsets.push(Buffer.byteLength(pdf, 'latin1'));
-    pdf += `${n} 0 obj\n${objects[n]}\nendobj\n`;
-  }
-  const xref = Buffer.byteLength(pdf, 'latin1');
-  pdf += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
-  for (const o of offsets) pdf += `${String(o).padStart(10, '0')} 00000 n \n`;
-  pdf += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(pdf, 'latin1');
-}
 
 const markdown = [
   '# Attention Is All You Need',

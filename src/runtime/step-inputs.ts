@@ -24,8 +24,12 @@ import type { AttemptContext } from './attempt-context.ts';
 import type { TaskDefinition } from './define-task.ts';
 
 export interface StepInputs {
-  /** A resolver reading task outputs relative to the flow the step belongs to. */
-  resolverFor(flowId: string | null): Resolver;
+  /**
+   * A resolver reading task outputs relative to the flow the step belongs to. `deferSummary`: a
+   * `transform: "summary"` hands the selection on as it is, for the context plan to summarize as
+   * text within the step's budget (unless a `refs.summarize` is configured).
+   */
+  resolverFor(flowId: string | null, options?: { deferSummary?: boolean }): Resolver;
   planner(): Promise<ContextPlanner>;
 }
 
@@ -58,7 +62,13 @@ export function createStepInputs(
   createResolver({ ...refs, clock, getTaskOutput: async () => ({ status: 'missing' }) });
   let plannerPromise: Promise<ContextPlanner> | undefined = planner ? Promise.resolve(planner) : undefined;
   return {
-    resolverFor: (flowId) => createResolver({ ...refs, clock, getTaskOutput: taskOutputs(store, flowId) }),
+    resolverFor: (flowId, options = {}) =>
+      createResolver({
+        ...refs,
+        ...(options.deferSummary && refs.summarize === undefined ? { summarize: (v: unknown) => v } : {}),
+        clock,
+        getTaskOutput: taskOutputs(store, flowId),
+      }),
     planner: () => {
       plannerPromise ??= createContextPlanner();
       return plannerPromise;
@@ -137,7 +147,11 @@ export async function prepareStepInput(
   if (found.length === 0) return { input };
   // One memoized step: retries and resumes reuse the data the first attempt resolved.
   return ctx.step('baton:inputs', async () => {
-    const resolver = inputs.resolverFor(flowId);
+    // With a context plan, "summary" means a summary of the text, made by the planner within the
+    // step's budget — not the resolver's structural one (counts and keys): the Validator of 002
+    // §7.1 must read the claims.
+    const planning = task.context?.plan !== false;
+    const resolver = inputs.resolverFor(flowId, { deferSummary: planning });
     const resolved = await resolver.resolveInput(input, {
       ...((step.permissions ?? task.permissions)
         ? { permissions: step.permissions ?? task.permissions }
@@ -165,6 +179,9 @@ export async function prepareStepInput(
             value: getAt(resolved.input, r.pointer),
             ...(r.ref ? { refInfo: r.ref } : {}),
             ...(dataType ? { dataType } : {}),
+            ...(r.ref?.ref_type === 'task_output' && r.ref.transform === 'summary'
+              ? { transferConfig: { ...(step.transfer as object | undefined), mode: 'summary' as const } }
+              : {}),
           },
         };
       });
