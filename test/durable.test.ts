@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBaton, openSqliteStore } from '../src/index.ts';
-import { sleeper, tasks } from './durable/tasks.ts';
+import { parent, sleeper, tasks } from './durable/tasks.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-durable-'));
@@ -88,6 +88,35 @@ describe('durable primitives across SIGKILL', () => {
       expect(lateness).toBeLessThan(1_000);
       expect(execs(run.id, 'before')).toBe(1);
       expect(execs(run.id, 'after')).toBe(1);
+    } finally {
+      await baton.close();
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a child running when the worker is SIGKILLed finishes in the next worker and wakes its parent; no step runs twice', async () => {
+    writeFileSync(log, '');
+    const store = openSqliteStore(db);
+    const baton = createBaton({ store, tasks, worker: false });
+    try {
+      const first = await startWorker();
+      const run = await baton.start(parent, {});
+      const childId = `${run.id}:invoke-1`;
+      await until(() => execs(childId, 'a') === 1, 'the child to start');
+      await until(async () => (await store.getRun(run.id))?.waitReason === 'child', 'the parent to wait');
+      expect((await store.getRun(childId))?.status).toBe('running');
+      await killHard(first);
+      await startWorker();
+      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the parent to finish');
+      expect((await store.getRun(run.id))?.output).toBe(42);
+      expect(await store.listRuns({ parentId: run.id })).toHaveLength(1);
+      for (const [id, step] of [
+        [run.id, 'pre'],
+        [run.id, 'post'],
+        [childId, 'a'],
+        [childId, 'b'],
+      ] as const)
+        expect(execs(id, step), `${id} ${step}`).toBe(1);
     } finally {
       await baton.close();
       await store.close();

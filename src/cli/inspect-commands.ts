@@ -102,6 +102,8 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
         data: { runId: id },
       });
     const steps = run.kind === 'flow' ? await store.listRuns({ parentId: id, limit: 10_000 }) : [];
+    // Runs a task started with ctx.invoke.
+    const children = run.kind === 'task' ? await store.listRuns({ parentId: id, limit: 10_000 }) : [];
     const members = [run, ...steps];
     const events = await store.readEvents({
       ...(run.rootId === run.id ? { rootId: id } : { runId: id }),
@@ -114,7 +116,7 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
       await Promise.all(members.map(async (m) => [m.id, await store.listPartials(m.id)] as const)),
     );
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ run, steps, events, checkpoints, partials })}\n`);
+      process.stdout.write(`${JSON.stringify({ run, steps, children, events, checkpoints, partials })}\n`);
       return 0;
     }
     const out: string[] = [];
@@ -138,6 +140,19 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
           took(s),
           String(checkpoints[s.id]?.length ?? 0),
           String(partials[s.id]?.reduce((n, p) => n + p.findings.length, 0) ?? 0),
+        ]);
+      out.push(table(rows).replace(/^/gm, '  '));
+    }
+    if (children.length > 0) {
+      out.push('', 'children (ctx.invoke)');
+      const rows = [['RUN', 'TASK', 'STATUS', 'TRIES', 'TOOK']];
+      for (const c of children)
+        rows.push([
+          c.id,
+          c.name,
+          c.status + (c.waitReason ? ` (${c.waitReason})` : ''),
+          String(c.attempt),
+          took(c),
         ]);
       out.push(table(rows).replace(/^/gm, '  '));
     }

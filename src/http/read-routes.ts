@@ -21,6 +21,8 @@ export async function listRoute(rc: RouteContext, request: Request): Promise<Res
 export async function getRoute(rc: RouteContext, id: string): Promise<Response> {
   const run = await requireRun(rc, id);
   const steps = run.kind === 'flow' ? await rc.baton.listRuns({ parentId: id, limit: 10_000 }) : undefined;
+  // Runs a task started with ctx.invoke.
+  const children = run.kind === 'task' ? await rc.baton.listRuns({ parentId: id, limit: 10_000 }) : [];
   const decisions = await rc.baton.openDecisions(id);
   const now = rc.clock.now();
   return jsonResponse({
@@ -28,6 +30,7 @@ export async function getRoute(rc: RouteContext, id: string): Promise<Response> 
     now,
     run: runRow(rc, run, now),
     ...(steps ? { steps: steps.map((s) => runRow(rc, s, now)) } : {}),
+    ...(children.length > 0 ? { children: children.map((c) => runRow(rc, c, now)) } : {}),
     decision: decisions[0] ?? null,
     ...(decisions.length > 1 ? { decisions } : {}),
   });

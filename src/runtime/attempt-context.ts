@@ -17,7 +17,9 @@ import {
 } from '../core/index.ts';
 import type { Fence, Store } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration } from '../time/index.ts';
+import type { TaskDefinition } from './define-task.ts';
 import { DurableWaits } from './durable-waits.ts';
+import { childIdOf, type InvokeOptions, type InvokeOutcome, outcomeOf } from './invoke-child.ts';
 import { runTool } from './run-tool.ts';
 import type {
   CheckpointInfo,
@@ -52,6 +54,8 @@ export interface AttemptContextInit {
   mode: string | undefined;
   fast: boolean;
   time: TimeKeeperInit;
+  /** Starts the child run of a ctx.invoke (unless it exists: the id is derived from the call). */
+  startChild: (task: TaskDefinition, input: unknown, options: InvokeOptions, id: string) => Promise<void>;
   /** Resolves a data reference for ctx.fetch. */
   fetchRef: (reference: unknown, signal: AbortSignal) => Promise<unknown>;
 }
@@ -142,6 +146,38 @@ export class AttemptContext implements TaskContext {
       const value = await fn();
       return (await this.stepRecord(key, value, this.clock.monotonic() - started)) as T;
     });
+  }
+
+  /**
+   * Starts a child run (memoized: the child's id is derived from this call's key) and awaits its
+   * outcome; while the child is open the attempt suspends (`waiting: child`).
+   */
+  async invoke<I, O>(
+    task: TaskDefinition<I, O>,
+    input: I,
+    options: InvokeOptions = {},
+  ): Promise<InvokeOutcome<O>> {
+    const key = this.waits.nextKey('invoke', options.key);
+    const found = this.stepLookup(key);
+    const childId = found.hit ? (found.value as { childId: string }).childId : childIdOf(this.runId, key);
+    const child = await this.waits.track(async () => {
+      if (!found.hit) {
+        await this.init.startChild(task as TaskDefinition, input, options, childId);
+        await this.stepRecord(key, { childId }, 0);
+      }
+      return this.init.store.getRun(childId);
+    });
+    if (!child)
+      throw new BatonError(
+        'RUN_NOT_FOUND',
+        `the child run ${childId} of ctx.invoke("${task.name}") is gone`,
+        {
+          data: { key, childId },
+        },
+      );
+    const outcome = outcomeOf<O>(child);
+    if (outcome) return outcome;
+    return this.waits.wait({ kind: 'child', key, childId, timeoutAt: null });
   }
 
   sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {

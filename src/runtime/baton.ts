@@ -40,6 +40,7 @@ import { type ResumeOptions, type ResumeResult, resumeRun } from './resume-run.t
 import type { ProgressOptions } from './scheduled-delivery.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
 import { createStepInputs, type RefsOptions } from './step-inputs.ts';
+import { WAKE_TIMER, wakeIfReady } from './wake-run.ts';
 import {
   type FollowOptions,
   followAllEvents,
@@ -234,6 +235,9 @@ export class Baton implements AsyncDisposable {
       decideOnTimeout(this.engine, String(t.payload.runId), Number(t.payload.attempt)),
     );
     this.worker?.onTimer('delivery-due', (t) => onDeliveryDue(this.engine, String(t.payload.runId)));
+    this.worker?.onTimer(WAKE_TIMER, async (t) => {
+      await wakeIfReady(this.engine, String(t.payload.runId));
+    });
     const handlers: DeliveryHandlers = {
       ...(options.schedule?.onDelivery ? { callback: options.schedule.onDelivery } : {}),
       callbackTimeoutMs: parseDuration(
@@ -367,6 +371,7 @@ export class Baton implements AsyncDisposable {
     return run;
   }
 
+  /** Cancels the run; its open descendants (a flow's steps, children of ctx.invoke) end with it. */
   async cancel(id: string, reason = 'cancelled by request'): Promise<void> {
     const run = await requireRun(this.engine, id);
     if (isTerminal(run.status)) return;

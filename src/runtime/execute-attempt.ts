@@ -24,6 +24,7 @@ import {
   timeoutResultOf,
   ttlOf,
 } from './finish-attempt.ts';
+import { startChild } from './invoke-child.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
 import { prepareStepInput } from './step-inputs.ts';
@@ -157,6 +158,7 @@ export async function executeAttempt(
       fast,
       time,
       fetchRef: (reference, signal) => fetchReference(engine, run, task, reference, signal),
+      startChild: (child, childInput, options, id) => startChild(engine, run, child, childInput, options, id),
     });
     let thread: ThreadAttempt | undefined;
     const raw = input;

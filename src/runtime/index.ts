@@ -37,9 +37,16 @@ export {
   deliveryBoard,
   type InboxDecision,
 } from './inbox.ts';
+export type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 export type { ResumeOptions, ResumeResult } from './resume-run.ts';
 export type { RunSchedule } from './scheduled-delivery.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
-export type { CheckpointInfo, CheckpointView, DependencyOutput, TaskContext } from './task-context.ts';
+export type {
+  CheckpointInfo,
+  CheckpointView,
+  DependencyOutput,
+  DurableOptions,
+  TaskContext,
+} from './task-context.ts';
 export type { FollowOptions } from './watch-run.ts';
 export { Worker, type WorkerOptions } from './worker.ts';

@@ -103,16 +103,24 @@ function runId(engine: Engine, options: StartOptions): string {
   return id;
 }
 
+/** A run a task starts with `ctx.invoke`: its id is derived from the parent's, so a replay finds it. */
+export interface ChildOf {
+  id: string;
+  parentId: string;
+  rootId: string;
+}
+
 export async function startTask(
   engine: Engine,
   task: TaskDefinition,
   rawInput: unknown,
   options: StartOptions = {},
+  child?: ChildOf,
 ): Promise<string> {
   checkSize(rawInput, 'input');
   const tool = scheduleInput(engine, task, rawInput);
   const input = parseTaskInput(task, tool.input);
-  const id = runId(engine, options);
+  const id = child?.id ?? runId(engine, options);
   // An unknown mode fails here, naming it, before anything is stored.
   task.policy({ mode: options.mode ?? task.mode, fast: options.fast ?? false });
   const budgetMs = options.budget === undefined ? task.budgetMs : parseDuration(options.budget, 'budget');
@@ -121,6 +129,7 @@ export async function startTask(
     [
       {
         id,
+        ...(child ? { parentId: child.parentId, rootId: child.rootId } : {}),
         kind: 'task',
         name: task.name,
         input,
@@ -137,7 +146,11 @@ export async function startTask(
       },
     ],
     [
-      newEvent(id, 'run:created', { name: task.name, kind: 'task' }),
+      newEvent(id, 'run:created', {
+        name: task.name,
+        kind: 'task',
+        ...(child ? { parentId: child.parentId } : {}),
+      }),
       ...(tool.isTool ? [argsEvent(id, task.name, input, tool.schedule)] : []),
       newEvent(id, 'run:queued', { reason: 'created' }),
     ],

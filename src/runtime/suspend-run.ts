@@ -13,13 +13,7 @@ import type { TimerRecord } from '../store/index.ts';
 import { type DurableWait, earliestWake } from './durable-waits.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, replayEvents } from './finish-attempt.ts';
-
-/** The timer kind that wakes a run suspended on a child or a signal when a time comes. */
-export const WAKE_TIMER = 'run-wake';
-
-export function wakeTimerId(runId: string, at: number): string {
-  return `wake:${runId}:${at}`;
-}
+import { WAKE_TIMER, wakeIfReady, wakeTimerId } from './wake-run.ts';
 
 export async function suspendRun(
   engine: Engine,
@@ -33,25 +27,26 @@ export async function suspendRun(
     : waits.some((w) => w.kind === 'signal')
       ? 'signal'
       : 'timer';
+  const timer = (at: number): TimerRecord => ({
+    id: wakeTimerId(s.run.id, at),
+    runId: s.run.id,
+    kind: WAKE_TIMER,
+    dueAt: at,
+    payload: { runId: s.run.id },
+    createdAt: now,
+  });
+  // Waiting on a child or a signal: a timer at the earliest timeout, and one due now. A child
+  // that ended (or a signal that came) while this attempt was still running found nothing to wake;
+  // the check right after this commit sees it, and the timer makes that check survive a crash.
   const timers: TimerRecord[] =
-    reason !== 'timer' && wakeAt !== null
-      ? [
-          {
-            id: wakeTimerId(s.run.id, wakeAt),
-            runId: s.run.id,
-            kind: WAKE_TIMER,
-            dueAt: wakeAt,
-            payload: { runId: s.run.id },
-            createdAt: now,
-          },
-        ]
-      : [];
+    reason === 'timer' ? [] : [timer(now), ...(wakeAt !== null && wakeAt > now ? [timer(wakeAt)] : [])];
+  const awaiting = waits.map(describe);
   const events: NewEvent[] = [
     ...replayEvents(s),
     newEvent(s.run.id, 'attempt:suspended', {
       attempt: s.run.attempt,
       durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
-      waits: waits.map(describe),
+      waits: awaiting,
     }),
     newEvent(s.run.id, 'run:waiting', {
       reason,
@@ -60,11 +55,12 @@ export async function suspendRun(
   ];
   await engine.store.transition(
     s.run.id,
-    { status: 'waiting', waitReason: reason, wakeAt: reason === 'timer' ? wakeAt : null },
+    { status: 'waiting', waitReason: reason, wakeAt: reason === 'timer' ? wakeAt : null, meta: { awaiting } },
     events,
     { fence: s.fence },
     timers.length > 0 ? { timers } : undefined,
   );
+  if (reason !== 'timer') await wakeIfReady(engine, s.run.id);
 }
 
 function describe(w: DurableWait): SuspendedWait {

@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import type { DegradationDecision } from '../core/index.ts';
 import type { Clock, Duration } from '../time/index.ts';
+import type { TaskDefinition } from './define-task.ts';
+import type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 import type { TaskTime } from './time-keeper.ts';
 
 export interface CheckpointView<S = unknown> {
@@ -70,6 +72,13 @@ export interface TaskContext {
   partial(...findings: unknown[]): Promise<void>;
   /** Reports progress for the live view (persisted at most every 200 ms). */
   progress(done: number, total?: number): void;
+  /**
+   * Starts `task` as a child run and awaits how it ended (`{ status, output | error }`). Durable and
+   * memoized: a replay never starts a second child, and while the child runs this run waits
+   * (`waiting: child`) without holding a slot. Cancelling this run cancels its open children.
+   * `budgetShare` gives the child a share of this run's remaining budget.
+   */
+  invoke<I, O>(task: TaskDefinition<I, O>, input: I, options?: InvokeOptions): Promise<InvokeOutcome<O>>;
   /**
    * Sleeps durably: the run waits on a timer row (`waiting: timer`, no process, no concurrency
    * slot) and the body is replayed when it wakes — memoized steps return their records, and this

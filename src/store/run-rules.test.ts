@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { renderRunUpdate } from './dialect.ts';
 import type { RunRecord } from './records.ts';
-import { encodePatch, planAdvance, planCancelOpenSteps, planTransition } from './run-rules.ts';
+import {
+  encodePatch,
+  planAdvance,
+  planCancelOpenSteps,
+  planParentWake,
+  planTransition,
+} from './run-rules.ts';
 
 const T = 1_000;
 function run(id: string, over: Partial<RunRecord> = {}): RunRecord {
@@ -61,7 +67,8 @@ describe('run rules', () => {
       T,
     );
     expect(plan.advance).toBe('f');
-    expect(plan.cancelSteps).toBe(false);
+    // A task's open children (ctx.invoke) end with it; a step with none finds nothing to cancel.
+    expect(plan.cancelSteps).toBe(true);
     expect(plan.record).toMatchObject({
       status: 'succeeded',
       leaseOwner: null,
@@ -139,5 +146,30 @@ describe('run rules', () => {
     const sqlite = renderRunUpdate('sqlite', 'runs', { ...update, ifStatus: 'waiting' });
     expect(sqlite.text).toMatch(/WHERE id IN \(SELECT value FROM json_each\(\?\)\) AND status = \?$/);
     expect(sqlite.values.slice(-2)).toEqual(['["f.a","f.b"]', 'waiting']);
+  });
+
+  it('wakes a task waiting on its children when one ends, and never advances it like a flow', () => {
+    const parent = run('p', { kind: 'task', status: 'waiting', waitReason: 'child' });
+    const done = run('p:invoke-1', { parentId: 'p', rootId: 'p', status: 'succeeded', output: 1 });
+    const plan = planAdvance(parent, [done], T, 1000);
+    expect(plan.finished).toBe(false);
+    expect(plan.updates).toEqual([
+      {
+        ids: ['p'],
+        set: [
+          ['status', 'queued'],
+          ['wait_reason', null],
+          ['wake_at', null],
+          ['updated_at', T],
+        ],
+        ifStatus: 'waiting',
+      },
+    ]);
+    expect(plan.events.map((e) => e.data)).toEqual([{ reason: 'woken' }]);
+    // Still running (it checks its children itself as it suspends), or waiting for something else.
+    expect(planParentWake(run('p', { kind: 'task', status: 'running' }), T).updates).toEqual([]);
+    expect(
+      planParentWake(run('p', { kind: 'task', status: 'waiting', waitReason: 'decision' }), T).updates,
+    ).toEqual([]);
   });
 });

@@ -154,7 +154,8 @@ export function planTransition(
   return {
     update: { ids: [runId], set },
     record,
-    cancelSteps: ended && run.kind === 'flow',
+    // A flow's open steps, and the open children a task started with ctx.invoke, end with it.
+    cancelSteps: ended,
     advance: run.parentId && (ended || heldForDelivery) ? run.parentId : undefined,
     reread: ended && run.kind === 'flow',
   };
@@ -211,6 +212,8 @@ export function planAdvance(
 ): AdvancePlan {
   const out: AdvancePlan = { updates: [], events: [], finished: false };
   if (isTerminal(flow.status)) return out;
+  // A task's children are runs it started with ctx.invoke, not steps: one ending wakes the task.
+  if (flow.kind === 'task') return { ...planParentWake(flow, now), finished: false };
   const decision = decideFlow(
     children.map((c) => ({
       stepId: c.stepId ?? c.id,
@@ -305,4 +308,28 @@ export function planAdvance(
   );
   out.finished = true;
   return out;
+}
+
+/**
+ * A task suspended in ctx.invoke (`waiting: child`) is queued again when one of its children ends,
+ * in the child's transaction; its replay finds the outcome (or waits again for the others). A task
+ * that is still running when its child ends checks its children itself as it suspends.
+ */
+export function planParentWake(parent: RunRecord, now: number): RunWrites {
+  if (parent.status !== 'waiting' || parent.waitReason !== 'child') return { updates: [], events: [] };
+  return {
+    updates: [
+      {
+        ids: [parent.id],
+        set: [
+          ['status', 'queued'],
+          ['wait_reason', null],
+          ['wake_at', null],
+          ['updated_at', now],
+        ],
+        ifStatus: 'waiting',
+      },
+    ],
+    events: [newEvent(parent.id, 'run:queued', { reason: 'woken' })],
+  };
 }

@@ -26,4 +26,33 @@ export const sleeper = defineTask({
   },
 });
 
-export const tasks = [sleeper];
+export const child = defineTask({
+  name: 'durable-child',
+  run: async (input: { n: number }, ctx) => {
+    await ctx.step('a', () => {
+      write(`exec ${ctx.runId} a ${process.pid}`);
+    });
+    // The worker is killed here, while the child runs and its parent waits.
+    await ctx.delay(1_500);
+    await ctx.step('b', () => {
+      write(`exec ${ctx.runId} b ${process.pid}`);
+    });
+    return input.n * 2;
+  },
+});
+
+export const parent = defineTask({
+  name: 'durable-parent',
+  run: async (_input: unknown, ctx) => {
+    await ctx.step('pre', () => {
+      write(`exec ${ctx.runId} pre ${process.pid}`);
+    });
+    const r = await ctx.invoke(child, { n: 21 });
+    await ctx.step('post', () => {
+      write(`exec ${ctx.runId} post ${process.pid}`);
+    });
+    return r.status === 'succeeded' ? r.output : r.status;
+  },
+});
+
+export const tasks = [sleeper, child, parent];

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { BatonError, type DegradationDecision, deserializeError } from '../../core/index.ts';
 import { type Clock, type Duration, systemClock } from '../../time/index.ts';
 import type { Moment } from '../attempt-context.ts';
+import type { TaskDefinition } from '../define-task.ts';
+import type { InvokeOutcome } from '../invoke-child.ts';
 import { runTool } from '../run-tool.ts';
 import type {
   CheckpointInfo,
@@ -173,6 +175,17 @@ export class ThreadTaskContext implements TaskContext {
     if (!finished && now - this.lastProgressAt < PROGRESS_EVERY_MS) return;
     this.lastProgressAt = now;
     this.post(total === undefined ? { type: 'progress', done } : { type: 'progress', done, total });
+  }
+
+  // An orchestrating body is not CPU-bound: it belongs in the parent, and the child it starts may
+  // run in a thread of its own. (A task definition, with its functions, cannot cross to the parent.)
+  invoke<I, O>(task: TaskDefinition<I, O>): Promise<InvokeOutcome<O>> {
+    return Promise.reject(
+      new BatonError(
+        'INVALID_OPTION',
+        `ctx.invoke("${task.name}") is not available in a task with isolation: 'thread'; invoke from a task without it (the child may use a thread)`,
+      ),
+    );
   }
 
   delay(ms: number): Promise<void> {

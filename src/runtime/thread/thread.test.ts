@@ -95,6 +95,9 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
     fetchRef: async () => {
       throw new Error('no references in these tests');
     },
+    startChild: async () => {
+      throw new Error('no children in these tests');
+    },
     runId: run.id,
     rootId: run.rootId,
     stepId: run.stepId,

@@ -60,7 +60,10 @@ async function applyAll(ctx: PgContext, tx: Tx, writes: RunWrites): Promise<void
 /** A flow that ends takes its unfinished steps with it (locked in id order). */
 export async function cancelOpenSteps(ctx: PgContext, tx: Tx, flowId: string, flowStatus: RunStatus) {
   const open = await tx.select<{ id: string }>(
-    `SELECT id FROM ${ctx.t.runs} WHERE parent_id = $1 AND status = ANY($2::text[]) ORDER BY id FOR UPDATE`,
+    // Every open descendant: a flow's steps, and the children tasks started with ctx.invoke at any depth.
+    `WITH RECURSIVE tree(id) AS (SELECT id FROM ${ctx.t.runs} WHERE parent_id = $1
+       UNION ALL SELECT r.id FROM ${ctx.t.runs} r JOIN tree ON r.parent_id = tree.id)
+     SELECT id FROM ${ctx.t.runs} WHERE id IN (SELECT id FROM tree) AND status = ANY($2::text[]) ORDER BY id FOR UPDATE`,
     [flowId, OPEN_STATUSES],
   );
   await applyAll(

@@ -150,7 +150,10 @@ function transitionSync(
   if (plan.cancelSteps) {
     const open = ctx
       .stmt(
-        `SELECT id FROM runs WHERE parent_id = ? AND status IN (${OPEN_STATUSES.map(() => '?').join(', ')})`,
+        // Every open descendant: a flow's steps, and the children tasks started with ctx.invoke at any depth.
+        `WITH RECURSIVE tree(id) AS (SELECT id FROM runs WHERE parent_id = ?
+           UNION ALL SELECT r.id FROM runs r JOIN tree ON r.parent_id = tree.id)
+         SELECT id FROM runs WHERE id IN (SELECT id FROM tree) AND status IN (${OPEN_STATUSES.map(() => '?').join(', ')})`,
       )
       .all(runId, ...OPEN_STATUSES) as Array<{ id: string }>;
     applyAll(
