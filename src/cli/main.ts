@@ -82,6 +82,10 @@ export async function main(argv: string[]): Promise<number> {
     .option('--tasks <module>', 'module defining the tasks and flows (besides the config’s)')
     .option('--dashboard', 'serve the web dashboard at /dashboard')
     .option('--read-only', 'refuse every change (start, resume, decide, cancel); the dashboard only shows')
+    .option(
+      '--no-worker',
+      'serve only, execute nothing (e.g. a dashboard beside the app that runs the tasks)',
+    )
     .option('--mcp', 'also serve the tasks as MCP tools (Streamable HTTP) at /mcp')
     .option(
       '--allow-host <names>',
@@ -99,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
         tasks?: string;
         dashboard?: boolean;
         readOnly?: boolean;
+        worker?: boolean;
         mcp?: boolean;
         allowHost?: string;
         allowOrigin?: string;

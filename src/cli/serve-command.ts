@@ -16,6 +16,8 @@ export async function serveCommand(
     mcp?: boolean;
     allowHost?: string;
     allowOrigin?: string;
+    /** false: no worker here (another process executes the runs). */
+    worker?: boolean;
   },
 ): Promise<number> {
   if (options.mcp && options.readOnly)
@@ -32,7 +34,10 @@ export async function serveCommand(
     flows: [...new Set([...options.config.flowDefs, ...module.flows])],
   };
   const store = await openStore(options.db, false);
-  const baton = createBaton(batonOptions(options, store, defs.tasks));
+  const baton = createBaton({
+    ...batonOptions(options, store, defs.tasks),
+    ...(options.worker === false ? { worker: false } : {}),
+  });
   const server = await serveHttp(baton, {
     host: options.host,
     port,
