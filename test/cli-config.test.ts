@@ -167,6 +167,53 @@ describe('baton.config.ts in the working directory', () => {
   });
 });
 
+describe('baton serve --dashboard --no-worker', () => {
+  it('serves the dashboard and the API but executes nothing (no worker registered, runs stay queued)', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        TSX_LOADER,
+        join(root, 'src/cli/main.ts'),
+        'serve',
+        '--port',
+        '0',
+        '--dashboard',
+        '--no-worker',
+      ],
+      { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.add(child);
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /dashboard: (http:\/\/\S+)\/dashboard\//.exec(err);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    });
+    const page = await fetch(`${url}/dashboard/runs/x`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('baton-dashboard');
+    const started = await fetch(`${url}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task: 'echo', mode: 'async', input: {} }),
+    });
+    const { jobId } = (await started.json()) as { jobId: string };
+    const overview = (await (await fetch(`${url}/overview`)).json()) as { workers: unknown[] };
+    expect(overview.workers.filter((w) => (w as { pid: number }).pid === child.pid)).toEqual([]);
+    const run = (await (await fetch(`${url}/runs/${jobId}`)).json()) as { run: { status: string } };
+    expect(run.run.status).toBe('queued');
+    await fetch(`${url}/runs/${jobId}/cancel`, { method: 'POST' });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    children.delete(child);
+  });
+});
+
 describe('baton worker reads it too', () => {
   it('executes a run queued by another process with the configured workspace', async () => {
     const child = spawn(
