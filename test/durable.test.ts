@@ -2,13 +2,13 @@
  * Durable primitives survive SIGKILL (real processes, one SQLite file): a run sleeping in
  * `ctx.sleep` when its worker is killed wakes on time in the next worker, and no step body runs twice.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBaton, openSqliteStore } from '../src/index.ts';
-import { parent, sleeper, tasks } from './durable/tasks.ts';
+import { approver, parent, sleeper, tasks } from './durable/tasks.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-durable-'));
@@ -62,6 +62,7 @@ const execs = (runId: string, step: string) =>
 
 describe('durable primitives across SIGKILL', () => {
   it('a run sleeping when its worker is SIGKILLed wakes on time in the next worker; no step runs twice', async () => {
+    for (const c of [...children]) await killHard(c);
     writeFileSync(log, '');
     const store = openSqliteStore(db);
     // This process only starts runs and reads the store; the workers execute them.
@@ -95,6 +96,7 @@ describe('durable primitives across SIGKILL', () => {
   }, 60_000);
 
   it('a child running when the worker is SIGKILLed finishes in the next worker and wakes its parent; no step runs twice', async () => {
+    for (const c of [...children]) await killHard(c);
     writeFileSync(log, '');
     const store = openSqliteStore(db);
     const baton = createBaton({ store, tasks, worker: false });
@@ -117,6 +119,49 @@ describe('durable primitives across SIGKILL', () => {
         [childId, 'b'],
       ] as const)
         expect(execs(id, step), `${id} ${step}`).toBe(1);
+    } finally {
+      await baton.close();
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a run waiting for a signal when its worker is SIGKILLed gets the signal sent with `baton signal`, once', async () => {
+    for (const c of [...children]) await killHard(c);
+    writeFileSync(log, '');
+    const store = openSqliteStore(db);
+    const baton = createBaton({ store, tasks, worker: false });
+    try {
+      const first = await startWorker();
+      const run = await baton.start(approver, {});
+      await until(async () => (await store.getRun(run.id))?.waitReason === 'signal', 'the run to wait');
+      await killHard(first);
+      const cli = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          TSX_LOADER,
+          join(import.meta.dirname, '..', 'src/cli/main.ts'),
+          'signal',
+          run.id,
+          'approve',
+          '--payload',
+          '{"ok":true}',
+          '--db',
+          db,
+        ],
+        { env: { ...process.env, BATON_CLI_MAIN: '1', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(cli.stderr).toBe('');
+      expect(cli.status).toBe(0);
+      expect(cli.stdout).toMatch(/signal approve sent to run/);
+      // Woken by the signal (queued), though no worker is alive to run it yet.
+      expect((await store.getRun(run.id))?.status).toBe('queued');
+      await startWorker();
+      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the run to finish');
+      expect((await store.getRun(run.id))?.output).toEqual({ ok: true });
+      expect(execs(run.id, 'asked')).toBe(1);
+      expect(execs(run.id, 'after')).toBe(1);
+      expect(await store.listSignals(run.id, { unread: true })).toEqual([]);
     } finally {
       await baton.close();
       await store.close();

@@ -61,3 +61,31 @@ function afterDecision(run: RunRecord, root: RunRecord | undefined): string {
     return `: the run is over, nothing to resume (see it with \`baton show ${run.id}\`)`;
   return '';
 }
+
+/** `baton signal <run> <name> [--payload <json|@file>]`: sends a signal a ctx.waitFor reads once. */
+export async function signalCommand(
+  id: string,
+  name: string,
+  options: CommonOptions & { payload?: string },
+): Promise<number> {
+  const store = await openStore(options.db, true);
+  // No worker: the signal (and waking the run) is one write; a worker on this database runs it.
+  const baton = createBaton({ ...batonOptions(options, store), worker: false });
+  try {
+    const payload =
+      options.payload === undefined
+        ? null
+        : parseJsonArg(options.payload, '--payload', (p) => readFileSync(p, 'utf8'));
+    const sent = await baton.signal(id, name, payload);
+    const run = await baton.getRun(id);
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ ...sent, status: run?.status ?? null })}\n`
+        : `signal ${name} sent to run ${id} (${sent.signalId}); the run is ${run?.status ?? 'gone'}\n`,
+    );
+    return 0;
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `baton` command. */
 import { Command } from 'commander';
-import { decideCommand } from './decide-command.ts';
+import { decideCommand, signalCommand } from './decide-command.ts';
 import { gcCommand, lsCommand, showCommand } from './inspect-commands.ts';
 import { type CliConfig, loadCliConfig } from './load-config.ts';
 import { mcpCommand } from './mcp-command.ts';
@@ -72,6 +72,15 @@ export async function main(argv: string[]): Promise<number> {
     .option('--input <json>', 'the findings for manual_input, as JSON or @file.json')
     .action(async (id: string, choice: string | undefined, o: { mode?: string; input?: string }) => {
       code = await decideCommand(id, choice, { ...(await common()), ...o });
+    });
+  program
+    .command('signal')
+    .description('send a signal to a run; its ctx.waitFor(name) reads it once (kept until then)')
+    .argument('<id>')
+    .argument('<name>')
+    .option('--payload <json>', 'the payload, as JSON or @file.json (default: null)')
+    .action(async (id: string, name: string, o: { payload?: string }) => {
+      code = await signalCommand(id, name, { ...(await common()), ...o });
     });
   program
     .command('serve')

@@ -44,6 +44,8 @@ export interface BatonEventMap {
   'attempt:retrying': { attempt: number; nextAttempt: number; waitMs: number; nextTimeoutMs: number | null };
   /** The task body waits durably (ctx.sleep, ctx.invoke, ctx.waitFor): the attempt ends, the slot is free. */
   'attempt:suspended': { attempt: number; durationMs: number; waits: SuspendedWait[] };
+  /** A signal was stored for the run (baton.signal); a ctx.waitFor reads it once. */
+  'signal:received': { name: string; signalId: string };
   'step:completed': { key: string; durationMs: number };
   /** Memoized steps an attempt got from the record instead of running them again. */
   'step:replayed': { count: number; keys: string[] };

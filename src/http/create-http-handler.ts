@@ -13,7 +13,7 @@ import { type HttpOptions, resolveHttpOptions } from './http-options.ts';
 import { decisionsRoute, deliveriesRoute } from './inbox-routes.ts';
 import { healthRoute, metricsRoute } from './ops-routes.ts';
 import { overviewRoute } from './overview-route.ts';
-import { cancelRoute, decideRoute, getRoute, listRoute } from './read-routes.ts';
+import { cancelRoute, decideRoute, getRoute, listRoute, signalRoute } from './read-routes.ts';
 import { jsonBodiesOnly, requestGuard } from './request-guard.ts';
 import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
 import { type RouteContext, resumeRoute, startRoute } from './run-routes.ts';
@@ -90,6 +90,9 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   app.get('/runs/:id/events', (c) => eventsRoute(rc, c.req.raw, c.req.param('id')));
   app.post('/runs/:id/decisions', (c) => decideRoute(rc, c.req.raw, c.req.param('id')));
   app.post('/runs/:id/cancel', (c) => cancelRoute(rc, c.req.raw, c.req.param('id')));
+  app.post('/runs/:id/signals/:name', (c) =>
+    signalRoute(rc, c.req.raw, c.req.param('id'), c.req.param('name')),
+  );
   app.get('/health', () => healthRoute(rc));
   if (resolved.dashboard) mountDashboard(app, resolved);
   app.get('/metrics', () => metricsRoute(rc));

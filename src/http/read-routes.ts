@@ -52,6 +52,18 @@ export async function decideRoute(rc: RouteContext, request: Request, id: string
   }
 }
 
+/** POST /runs/:id/signals/:name — the body is the payload (JSON; empty means null). */
+export async function signalRoute(
+  rc: RouteContext,
+  request: Request,
+  id: string,
+  name: string,
+): Promise<Response> {
+  const payload = (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? null;
+  const sent = await rc.baton.signal(id, name, payload);
+  return jsonResponse({ success: true, signal: sent }, 202);
+}
+
 export async function cancelRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
   const body = parseRequest(
     CancelBody,

@@ -4,6 +4,7 @@
  * further writes, so a task that ignored its signal cannot change anything after its deadline.
  */
 import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
 import {
   BatonError,
   type BatonEventMap,
@@ -28,6 +29,8 @@ import type {
   DurableOptions,
   TaskContext,
   ToolOptions,
+  WaitForOptions,
+  WaitForResult,
 } from './task-context.ts';
 import { TimeKeeper, type TimeKeeperInit } from './time-keeper.ts';
 
@@ -178,6 +181,50 @@ export class AttemptContext implements TaskContext {
     const outcome = outcomeOf<O>(child);
     if (outcome) return outcome;
     return this.waits.wait({ kind: 'child', key, childId, timeoutAt: null });
+  }
+
+  async waitFor<T = unknown>(name: string, options: WaitForOptions<T> = {}): Promise<WaitForResult<T>> {
+    if (typeof name !== 'string' || !SIGNAL_NAME.test(name))
+      throw new ValidationError('ctx.waitFor name', SIGNAL_NAME_EXPECTED, name, { code: 'INVALID_OPTION' });
+    const timeoutMs =
+      options.timeout === undefined ? null : parseDuration(options.timeout, 'ctx.waitFor timeout');
+    const key = this.waits.nextKey('signal', options.key);
+    const found = this.stepLookup(key);
+    if (found.hit) return signalResult(found.value as SignalStep, name, options.schema);
+    // The timeout is counted from the first call, whatever replays follow.
+    let timeoutAt: number | null = null;
+    if (timeoutMs !== null) {
+      const untilKey = `${key}:until`;
+      const until = this.stepLookup(untilKey);
+      if (until.hit) timeoutAt = (until.value as { timeoutAt: number }).timeoutAt;
+      else {
+        const at = this.clock.now() + timeoutMs;
+        await this.waits.track(() => this.stepRecord(untilKey, { timeoutAt: at }, 0));
+        timeoutAt = at;
+      }
+    }
+    this.ensureOpen(`ctx.waitFor("${name}")`);
+    const read = await this.waits.track(() =>
+      this.init.store.readSignal(
+        this.init.fence,
+        name,
+        { key, attempt: this.attempt, version: this.init.version },
+        [newEvent(this.runId, 'step:completed', { key, durationMs: 0 })],
+      ),
+    );
+    if (read) {
+      const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
+      this.init.memo.set(key, value);
+      return signalResult(value, name, options.schema);
+    }
+    const now = this.clock.now();
+    if (timeoutAt !== null && timeoutAt <= now) {
+      const value = (await this.waits.track(() =>
+        this.stepRecord(key, { timeout: { at: now } }, 0),
+      )) as SignalStep;
+      return signalResult(value, name, options.schema);
+    }
+    return this.waits.wait({ kind: 'signal', key, name, timeoutAt });
   }
 
   sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {
@@ -372,4 +419,30 @@ export class AttemptContext implements TaskContext {
       options,
     );
   }
+}
+
+/** Signal names: what `baton signal`, the HTTP route and ctx.waitFor accept. */
+export const SIGNAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+export const SIGNAL_NAME_EXPECTED = 'a signal name of 1-128 letters, digits, _ . : or -';
+
+/** What a ctx.waitFor records: the signal it read, or the moment it timed out. */
+type SignalStep =
+  | { signal: { id: string; payload: unknown; sentAt: number }; timeout?: undefined }
+  | { timeout: { at: number }; signal?: undefined };
+
+function signalResult<T>(value: SignalStep, name: string, schema: ZodType<T> | undefined): WaitForResult<T> {
+  if (value.timeout) return { status: 'timeout', timedOutAt: value.timeout.at };
+  const { id, payload, sentAt } = value.signal;
+  if (!schema) return { status: 'received', payload: payload as T, signalId: id, sentAt };
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success)
+    throw new BatonError(
+      'INVALID_INPUT',
+      `the payload of signal "${name}" does not match its schema: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `payload${i.path.length > 0 ? `.${i.path.join('.')}` : ''}: ${i.message}`)
+        .join('; ')}`,
+      { data: { signal: name, signalId: id } },
+    );
+  return { status: 'received', payload: parsed.data, signalId: id, sentAt };
 }

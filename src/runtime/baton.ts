@@ -38,6 +38,7 @@ import {
 import { type Engine, TaskRegistry } from './engine.ts';
 import { type ResumeOptions, type ResumeResult, resumeRun } from './resume-run.ts';
 import type { ProgressOptions } from './scheduled-delivery.ts';
+import { type SentSignal, sendSignal } from './send-signal.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
 import { createStepInputs, type RefsOptions } from './step-inputs.ts';
 import { WAKE_TIMER, wakeIfReady } from './wake-run.ts';
@@ -388,6 +389,14 @@ export class Baton implements AsyncDisposable {
       [{ runId: id, type: 'run:cancelled', data: { reason } }],
       { expectStatus: ['queued', 'running', 'waiting'] },
     );
+  }
+
+  /**
+   * Sends a signal to a run that has not ended: kept until its `ctx.waitFor(name)` reads it (once);
+   * a run waiting for it wakes. RUN_NOT_FOUND / RUN_CONFLICT (ended) otherwise.
+   */
+  signal(runId: string, name: string, payload?: unknown): Promise<SentSignal> {
+    return sendSignal(this.engine, runId, name, payload);
   }
 
   getRun(id: string): Promise<RunRecord | undefined> {

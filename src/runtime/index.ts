@@ -40,6 +40,7 @@ export {
 export type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 export type { ResumeOptions, ResumeResult } from './resume-run.ts';
 export type { RunSchedule } from './scheduled-delivery.ts';
+export type { SentSignal } from './send-signal.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
 export type {
   CheckpointInfo,
@@ -47,6 +48,8 @@ export type {
   DependencyOutput,
   DurableOptions,
   TaskContext,
+  WaitForOptions,
+  WaitForResult,
 } from './task-context.ts';
 export type { FollowOptions } from './watch-run.ts';
 export { Worker, type WorkerOptions } from './worker.ts';

@@ -5,6 +5,7 @@
  * task that ignored its signal cannot change anything after its deadline.
  */
 import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
 import type { DegradationDecision } from '../core/index.ts';
 import type { Clock, Duration } from '../time/index.ts';
 import type { TaskDefinition } from './define-task.ts';
@@ -47,6 +48,17 @@ export interface DurableOptions {
   key?: string;
 }
 
+export interface WaitForOptions<T> extends DurableOptions {
+  /** How long to wait (from the first call); without it the wait has no end. */
+  timeout?: Duration;
+  /** Checks the payload; a payload that fails it fails the run with INVALID_INPUT naming the field. */
+  schema?: ZodType<T>;
+}
+
+export type WaitForResult<T> =
+  | { status: 'received'; payload: T; signalId: string; sentAt: number }
+  | { status: 'timeout'; timedOutAt: number };
+
 export interface TaskContext {
   readonly runId: string;
   readonly rootId: string;
@@ -79,6 +91,13 @@ export interface TaskContext {
    * `budgetShare` gives the child a share of this run's remaining budget.
    */
   invoke<I, O>(task: TaskDefinition<I, O>, input: I, options?: InvokeOptions): Promise<InvokeOutcome<O>>;
+  /**
+   * Waits durably for the signal `name` (`baton.signal(runId, name, payload)`, `baton signal`,
+   * `POST /runs/:id/signals/:name`): `{ status: 'received', payload }`, checked against `schema`, or
+   * `{ status: 'timeout' }` once `timeout` (fixed at the first call) has passed. Each signal is read
+   * once; signals sent before the wait are kept until read. The run waits as `waiting: signal`.
+   */
+  waitFor<T = unknown>(name: string, options?: WaitForOptions<T>): Promise<WaitForResult<T>>;
   /**
    * Sleeps durably: the run waits on a timer row (`waiting: timer`, no process, no concurrency
    * slot) and the body is replayed when it wakes — memoized steps return their records, and this

@@ -40,7 +40,8 @@ export async function wakeIfReady(engine: Engine, runId: string): Promise<boolea
     else if (w.kind === 'child' && w.childId !== undefined) {
       const child = await store.getRun(w.childId);
       ready = !child || isTerminal(child.status);
-    }
+    } else if (w.kind === 'signal' && w.signal !== undefined)
+      ready = (await store.listSignals(runId, { name: w.signal, unread: true })).length > 0;
     if (ready) break;
   }
   if (!ready) return false;

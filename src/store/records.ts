@@ -155,3 +155,17 @@ export interface Effects {
   cancelTimers?: string[];
   deliveries?: NewDelivery[];
 }
+
+/** A signal sent to a run; `readAt` is set by the ctx.waitFor that read it (each is read once). */
+export interface SignalRecord {
+  id: string;
+  runId: string;
+  name: string;
+  payload: unknown;
+  createdAt: number;
+  readAt: number | null;
+  /** The memo key of the wait that read it. */
+  readKey: string | null;
+}
+
+export type NewSignal = Pick<SignalRecord, 'id' | 'runId' | 'name' | 'payload'>;

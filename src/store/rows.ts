@@ -3,6 +3,7 @@ import type { BatonEvent, BatonEventType, RunStatus, SerializedError, WaitReason
 import type {
   PartialRecord,
   RunRecord,
+  SignalRecord,
   StepRecord,
   StoredCheckpoint,
   TimerRecord,
@@ -198,5 +199,27 @@ export function toWorker(row: {
     processStart: row.process_start,
     startedAt: row.started_at,
     heartbeatAt: row.heartbeat_at,
+  };
+}
+
+export interface SignalRow {
+  id: string;
+  run_id: string;
+  name: string;
+  payload: string;
+  created_at: number;
+  read_at: number | null;
+  read_key: string | null;
+}
+
+export function toSignal(row: SignalRow): SignalRecord {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    name: row.name,
+    payload: parseJson(row.payload, null),
+    createdAt: Number(row.created_at),
+    readAt: row.read_at === null ? null : Number(row.read_at),
+    readKey: row.read_key,
   };
 }

@@ -40,6 +40,41 @@ export function runStoreContract(name: string, harness: ContractHarness): void {
       await store?.close();
     });
 
+    it('keeps signals until a fenced read takes the oldest of a name once, with its step, and refuses ended runs', async () => {
+      await open();
+      await store.createRuns([task('s1')], []);
+      await store.addSignal({ id: 'sig-a', runId: 's1', name: 'go', payload: { n: 1 } }, [
+        newEvent('s1', 'signal:received', { name: 'go', signalId: 'sig-a' }),
+      ]);
+      await store.addSignal({ id: 'sig-b', runId: 's1', name: 'go', payload: { n: 2 } }, []);
+      const [run] = await store.claimRuns({ owner: 'w1', leaseMs: 1_000, limit: 1, names: ['work'] });
+      const fence = { runId: 's1', token: run?.leaseToken ?? 0 };
+      const step = { key: 'baton:signal:1', attempt: 1, version: 1 };
+      const first = await store.readSignal(fence, 'go', step, []);
+      expect(first).toMatchObject({ id: 'sig-a', payload: { n: 1 }, readKey: 'baton:signal:1', readAt: T0 });
+      expect(await store.readSignal(fence, 'other', { ...step, key: 'k2' }, [])).toBeUndefined();
+      expect((await store.getSteps('s1')).map((s) => [s.key, s.output])).toEqual([
+        ['baton:signal:1', { signal: { id: 'sig-a', payload: { n: 1 }, sentAt: T0 } }],
+      ]);
+      expect((await store.listSignals('s1', { name: 'go', unread: true })).map((x) => x.id)).toEqual([
+        'sig-b',
+      ]);
+      await expectCode(
+        store.readSignal({ runId: 's1', token: 999 }, 'go', { ...step, key: 'k3' }, []),
+        'LEASE_LOST',
+      );
+      await store.transition('s1', { status: 'succeeded', output: 1 }, [], { fence });
+      await expectCode(
+        store.addSignal({ id: 'sig-c', runId: 's1', name: 'go', payload: null }, []),
+        'RUN_CONFLICT',
+      );
+      await expectCode(
+        store.addSignal({ id: 'sig-d', runId: 'nope', name: 'go', payload: null }, []),
+        'RUN_NOT_FOUND',
+      );
+      expect((await store.listSignals('s1')).map((x) => x.id)).toEqual(['sig-a', 'sig-b']);
+    });
+
     it('round-trips a run with its JSON fields', async () => {
       await open();
       await store.createRuns(

@@ -10,8 +10,10 @@ import type {
   Effects,
   Fence,
   NewRun,
+  NewSignal,
   PartialRecord,
   RunRecord,
+  SignalRecord,
   StepRecord,
   StoredCheckpoint,
   TimerRecord,
@@ -189,6 +191,21 @@ export interface Store {
    * not its business and must not wake it).
    */
   nextWakeAt(deliveryRoutes?: readonly string[]): Promise<number | undefined>;
+
+  // signals (ctx.waitFor)
+  /** Stores a signal for a run that has not ended (RUN_CONFLICT otherwise), with its events and effects. */
+  addSignal(signal: NewSignal, events: readonly NewEvent[], effects?: Effects): Promise<SignalRecord>;
+  /**
+   * Reads the oldest unread signal of this name (fenced): marks it read and records the read as the
+   * step `step.key` (output `{ signal: { id, payload, sentAt } }`) in one transaction. Undefined when none.
+   */
+  readSignal(
+    fence: Fence,
+    name: string,
+    step: { key: string; attempt: number; version: number },
+    events: readonly NewEvent[],
+  ): Promise<SignalRecord | undefined>;
+  listSignals(runId: string, filter?: { name?: string; unread?: boolean }): Promise<SignalRecord[]>;
 
   // deliveries (callbacks and webhooks; the event stream is written with the run change itself)
   /**

@@ -55,4 +55,18 @@ export const parent = defineTask({
   },
 });
 
-export const tasks = [sleeper, child, parent];
+export const approver = defineTask({
+  name: 'durable-approver',
+  run: async (_input: unknown, ctx) => {
+    await ctx.step('asked', () => {
+      write(`exec ${ctx.runId} asked ${process.pid}`);
+    });
+    const r = await ctx.waitFor<{ ok: boolean }>('approve');
+    await ctx.step('after', () => {
+      write(`exec ${ctx.runId} after ${process.pid}`);
+    });
+    return r.status === 'received' ? r.payload : 'timeout';
+  },
+});
+
+export const tasks = [sleeper, child, parent, approver];

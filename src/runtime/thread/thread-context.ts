@@ -19,6 +19,7 @@ import type {
   DurableOptions,
   TaskContext,
   ToolOptions,
+  WaitForResult,
 } from '../task-context.ts';
 import { TimeKeeper } from '../time-keeper.ts';
 import type { CallName, ParentToThread, ThreadCalls, ThreadInit, ThreadToParent } from './thread-messages.ts';
@@ -184,6 +185,15 @@ export class ThreadTaskContext implements TaskContext {
       new BatonError(
         'INVALID_OPTION',
         `ctx.invoke("${task.name}") is not available in a task with isolation: 'thread'; invoke from a task without it (the child may use a thread)`,
+      ),
+    );
+  }
+
+  waitFor<T>(name: string): Promise<WaitForResult<T>> {
+    return Promise.reject(
+      new BatonError(
+        'INVALID_OPTION',
+        `ctx.waitFor("${name}") is not available in a task with isolation: 'thread'; wait in a task without it`,
       ),
     );
   }

@@ -13,6 +13,7 @@ import type {
   Effects,
   Fence,
   NewRun,
+  NewSignal,
   RunRecord,
   StepRecord,
   StoredCheckpoint,
@@ -38,6 +39,7 @@ import * as deliveries from './deliveries.ts';
 import { migrate, openError } from './migrate.ts';
 import { PgContext } from './pg-context.ts';
 import * as runs from './run-writes.ts';
+import * as signals from './signals.ts';
 import { select, tablesOf } from './sql.ts';
 import * as timers from './timers-and-sweep.ts';
 import { parsePostgresUrl, redactError } from './url.ts';
@@ -339,6 +341,23 @@ export class PostgresStore implements Store {
 
   listDeliveries(runId: string) {
     return this.op(() => deliveries.listDeliveries(this.ctx, runId));
+  }
+
+  addSignal(signal: NewSignal, events: readonly NewEvent[], effects?: Effects) {
+    return this.op(() => signals.addSignal(this.ctx, signal, events, effects));
+  }
+
+  readSignal(
+    fence: Fence,
+    name: string,
+    step: Parameters<Store['readSignal']>[2],
+    events: readonly NewEvent[],
+  ) {
+    return this.op(() => signals.readSignal(this.ctx, fence, name, step, events));
+  }
+
+  listSignals(runId: string, filter?: { name?: string; unread?: boolean }) {
+    return this.op(() => signals.listSignals(this.ctx, runId, filter));
   }
 
   sweep(): Promise<SweepResult> {

@@ -24,6 +24,7 @@ export interface Tables {
   readonly timers: string;
   readonly workers: string;
   readonly deliveries: string;
+  readonly signals: string;
   readonly meta: string;
   readonly migrations: string;
 }
@@ -40,6 +41,7 @@ export function tablesOf(schema: string): Tables {
     timers: q('timers'),
     workers: q('workers'),
     deliveries: q('deliveries'),
+    signals: q('signals'),
     meta: q('baton_meta'),
     migrations: q('baton_migrations'),
   };

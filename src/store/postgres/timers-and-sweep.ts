@@ -71,7 +71,7 @@ export async function readEvents(ctx: PgContext, q: EventQuery): Promise<BatonEv
 }
 
 /** Tables whose rows belong to a run (deleted with it). Events go by root_id, which they carry. */
-const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'timers', 'deliveries'] as const;
+const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'timers', 'deliveries', 'signals'] as const;
 
 export function sweep(ctx: PgContext): Promise<SweepResult> {
   return ctx.write(async (tx) => {

@@ -12,6 +12,7 @@ import type {
   Effects,
   Fence,
   NewRun,
+  NewSignal,
   PartialRecord,
   RunRecord,
   StepRecord,
@@ -38,6 +39,7 @@ import * as deliveries from './deliveries.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
 import { isDamaged, type OpenOptions, openDatabase, storeError } from './open-database.ts';
 import * as runs from './run-writes.ts';
+import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
 import * as timers from './timers-and-sweep.ts';
 
@@ -293,6 +295,26 @@ export class SqliteStore implements Store {
   listDeliveries(runId: string) {
     this.guard();
     return deliveries.listDeliveries(this.ctx, runId);
+  }
+
+  addSignal(signal: NewSignal, events: readonly NewEvent[], effects?: Effects) {
+    this.guard();
+    return signals.addSignal(this.ctx, signal, events, effects);
+  }
+
+  readSignal(
+    fence: Fence,
+    name: string,
+    step: Parameters<Store['readSignal']>[2],
+    events: readonly NewEvent[],
+  ) {
+    this.guard();
+    return signals.readSignal(this.ctx, fence, name, step, events);
+  }
+
+  listSignals(runId: string, filter?: { name?: string; unread?: boolean }) {
+    this.guard();
+    return signals.listSignals(this.ctx, runId, filter);
   }
 
   sweep(): Promise<SweepResult> {

@@ -67,7 +67,15 @@ export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEven
   return Promise.resolve((rows as Parameters<typeof toEvent>[0][]).map(toEvent));
 }
 
-const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'events', 'timers', 'deliveries'] as const;
+const OWNED_TABLES = [
+  'steps',
+  'checkpoints',
+  'partials',
+  'events',
+  'timers',
+  'deliveries',
+  'signals',
+] as const;
 
 export function sweep(ctx: SqliteContext): Promise<SweepResult> {
   return ctx.write(() => {
