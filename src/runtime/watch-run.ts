@@ -34,7 +34,9 @@ type Waiter = ((run: RunRecord | undefined, error?: unknown) => void) & {
 export class TerminalWatcher {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private unsubscribe: (() => void) | undefined;
+  private unhint: (() => void) | undefined;
   private timer: ReturnType<Engine['clock']['setTimer']> | undefined;
+  private hintTimer: ReturnType<Engine['clock']['setTimer']> | undefined;
 
   constructor(
     private readonly engine: Engine,
@@ -84,6 +86,15 @@ export class TerminalWatcher {
       }
       if (ended.length > 0) this.check(ended);
     });
+    // Another process committed events: check the waiters soon (hints are coalesced to one
+    // check per 10 ms, however many arrive), not only at the next poll.
+    this.unhint ??= this.engine.store.onWake?.((channel) => {
+      if (channel !== 'events' || this.hintTimer) return;
+      this.hintTimer = this.engine.clock.setTimer(10, () => {
+        this.hintTimer = undefined;
+        this.check([...this.waiters.keys()]);
+      });
+    });
     if (!this.timer) this.armPoll();
   }
 
@@ -97,8 +108,12 @@ export class TerminalWatcher {
   private idle(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unhint?.();
+    this.unhint = undefined;
     this.engine.clock.clearTimer(this.timer);
     this.timer = undefined;
+    this.engine.clock.clearTimer(this.hintTimer);
+    this.hintTimer = undefined;
   }
 
   private armPoll(): void {
@@ -166,6 +181,12 @@ export async function* followEvents(
       wake?.();
     }
   });
+  // Another process committed events (Postgres): look now rather than at the next poll.
+  const unhint = engine.store.onWake?.((channel) => {
+    if (channel !== 'events') return;
+    pending = true;
+    wake?.();
+  });
   const onAbort = () => wake?.();
   options.signal?.addEventListener('abort', onAbort);
   try {
@@ -200,6 +221,7 @@ export async function* followEvents(
     }
   } finally {
     unsubscribe();
+    unhint?.();
     options.signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -218,6 +240,11 @@ export async function* followAllEvents(
   let wake: (() => void) | undefined;
   let pending = false;
   const unsubscribe = engine.store.onEvents(() => {
+    pending = true;
+    wake?.();
+  });
+  const unhint = engine.store.onWake?.((channel) => {
+    if (channel !== 'events') return;
     pending = true;
     wake?.();
   });
@@ -244,6 +271,7 @@ export async function* followAllEvents(
     }
   } finally {
     unsubscribe();
+    unhint?.();
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -22,6 +22,11 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** How often to look for work queued by other processes. @default 250 */
   pollMs?: number;
+  /**
+   * How often to look while the store delivers wake-up hints from other processes (Postgres
+   * LISTEN/NOTIFY): a safety net for a lost hint. @default 5000
+   */
+  safetyPollMs?: number;
   /** How often to delete expired runs. @default 1 h */
   sweepEveryMs?: number;
 }
@@ -45,6 +50,7 @@ export class Worker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollMs: number;
+  private readonly safetyPollMs: number;
   private readonly sweepEveryMs: number;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly timerHandlers = new Map<string, TimerHandler>();
@@ -61,6 +67,7 @@ export class Worker {
   private lastTimerCheck = Number.NEGATIVE_INFINITY;
   private timerDue = true;
   private unsubscribe: (() => void) | undefined;
+  private unhint: (() => void) | undefined;
   /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
   private readonly offered = new Set<string>();
   private readonly offers = new Set<Promise<void>>();
@@ -74,6 +81,7 @@ export class Worker {
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 10));
     this.leaseMs = Math.max(100, options.leaseMs ?? 5_000);
     this.pollMs = Math.max(1, options.pollMs ?? 250);
+    this.safetyPollMs = Math.max(this.pollMs, options.safetyPollMs ?? 5_000);
     this.sweepEveryMs = options.sweepEveryMs ?? 3_600_000;
   }
 
@@ -101,6 +109,12 @@ export class Worker {
       heartbeatAt: now,
     });
     this.unsubscribe = this.engine.store.onEvents((events) => this.onCommitted(events));
+    // Another process made work claimable or due (a hint; the polls below remain the truth).
+    this.unhint = this.engine.store.onWake?.((channel) => {
+      if (channel !== 'work') return;
+      this.timerDue = true;
+      this.wake();
+    });
     await this.recover();
     this.armHeartbeat();
     this.wake();
@@ -233,8 +247,13 @@ export class Worker {
     this.active.set(run.id, { controller, done });
   }
 
+  /** The poll interval now: slow while hints from other processes arrive. */
+  private get currentPollMs(): number {
+    return this.engine.store.hinting ? this.safetyPollMs : this.pollMs;
+  }
+
   private async armWake(): Promise<void> {
-    let delay = this.pollMs;
+    let delay = this.currentPollMs;
     try {
       const next = await this.engine.store.nextWakeAt(this.engine.delivery.routes);
       if (next !== undefined) delay = Math.min(delay, Math.max(0, next - this.engine.clock.now()));
@@ -279,7 +298,7 @@ export class Worker {
       await this.engine.store.sweep();
     }
     // Timer rows are looked at when the wake timer fired (something came due) or once a poll.
-    if (!this.timerDue && now - this.lastTimerCheck < this.pollMs) return;
+    if (!this.timerDue && now - this.lastTimerCheck < this.currentPollMs) return;
     this.timerDue = false;
     this.lastTimerCheck = now;
     const due = await this.engine.store.takeDueTimers(100);
@@ -327,6 +346,7 @@ export class Worker {
     this.engine.clock.clearTimer(this.heartbeatTimer);
     this.unsubscribe?.();
     await this.tickDone;
+    this.unhint?.();
     // A claim offered just before stopping lands unlaunched; the release below hands it back.
     await Promise.all(this.offers);
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));

@@ -106,6 +106,9 @@ export interface DeliveryTake {
   hideMs(route: string, attempt: number): number;
 }
 
+/** Hints from other processes: 'work' (something may be claimable or due), 'events' (new events). */
+export type WakeChannel = 'work' | 'events';
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** A description for messages, e.g. the database file path. */
@@ -179,6 +182,13 @@ export interface Store {
   lastEventId(): Promise<number>;
   /** Called after each commit with the events it appended (in this process). */
   onEvents(listener: EventListener): () => void;
+  /**
+   * Hints that another process changed something (Postgres LISTEN/NOTIFY). Only hints: a process
+   * still polls, slowly while `hinting` is true. Stores without cross-process hints leave it out.
+   */
+  onWake?(listener: (channel: WakeChannel) => void): () => void;
+  /** True while hints arrive: polling may be slow. */
+  readonly hinting?: boolean;
 
   // durable timers
   addTimer(timer: TimerRecord): Promise<void>;

@@ -15,6 +15,8 @@ export const UPSERT_TIMER = (table: string) =>
 /** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */
 export async function writeEffects(ctx: PgContext, tx: Tx, effects: Effects | undefined): Promise<void> {
   if (!effects) return;
+  // Timers and deliveries other processes may act on: they get a wake-up hint after the commit.
+  if (effects.timers?.length || effects.deliveries?.length) tx.scope.wake = true;
   const now = ctx.now();
   for (const t of effects.timers ?? [])
     await tx.execute(UPSERT_TIMER(ctx.t.timers), [

@@ -7,10 +7,29 @@ import { json, type RunRow } from '../rows.ts';
 import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
 import { LOCK_EVENTS, quoteIdent, select, type Tables } from './sql.ts';
+import type { PgWakeups } from './wakeups.ts';
 import { PgWriteQueue, type Tx, type WriteOp, type WriteScope } from './write-queue.ts';
+
+/**
+ * Events after which another process may have something to do: a run became claimable, a question
+ * was answered, a result or notice was queued for delivery, a run was cancelled (its worker aborts).
+ */
+const WORK_EVENTS: ReadonlySet<string> = new Set([
+  'run:created',
+  'run:queued',
+  'run:waiting',
+  'run:resumed',
+  'run:cancelled',
+  'attempt:retrying',
+  'decision:made',
+  'tool:result',
+  'tool:choice',
+]);
 
 export class PgContext {
   readonly queue: PgWriteQueue;
+  /** Cross-process hints (set by the store unless wake-ups are off). */
+  wakeups: PgWakeups | undefined;
   private readonly listeners = new Set<EventListener>();
   // A run's root never changes, so it can be cached forever (bounded to keep memory flat).
   private readonly roots = new Map<string, string>();
@@ -27,7 +46,7 @@ export class PgContext {
     this.queue = new PgWriteQueue(
       pool,
       (client, scopes) => this.flushEvents(client, scopes),
-      (events) => this.publish(events),
+      (events, wake) => this.publish(events, wake),
     );
   }
 
@@ -49,7 +68,13 @@ export class PgContext {
     return () => this.listeners.delete(listener);
   }
 
-  private publish(events: BatonEvent[]): void {
+  private publish(events: BatonEvent[], wake: boolean): void {
+    // Hints for other processes first: this process's listeners may take a while.
+    if (this.wakeups) {
+      if (events.length > 0) this.wakeups.notify('events');
+      if (wake || events.some((e) => WORK_EVENTS.has(e.type))) this.wakeups.notify('work');
+    }
+    if (events.length === 0) return;
     for (const l of this.listeners) {
       try {
         l(events);

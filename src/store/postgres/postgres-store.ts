@@ -32,6 +32,7 @@ import type {
   Store,
   SweepResult,
   TransitionGuard,
+  WakeChannel,
 } from '../store.ts';
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
@@ -43,6 +44,7 @@ import * as signals from './signals.ts';
 import { select, tablesOf } from './sql.ts';
 import * as timers from './timers-and-sweep.ts';
 import { parsePostgresUrl, redactError } from './url.ts';
+import { PgWakeups, type WakeupMode } from './wakeups.ts';
 
 export interface PostgresStoreOptions {
   /** Where the database is, e.g. `postgres://baton@db:5432/baton`. Give this or `pool`. */
@@ -61,6 +63,13 @@ export interface PostgresStoreOptions {
   mustExist?: boolean;
   /** How long the store's own pool waits for a connection before failing. @default 10000 */
   connectTimeoutMs?: number;
+  /**
+   * Cross-process wake-ups: 'listen' keeps one LISTEN connection outside the pool (opened when a
+   * worker or a follower subscribes) and polls slowly behind it; 'poll' never listens (for
+   * transaction-mode poolers such as PgBouncer, and serverless). Also `?wakeups=poll` in the URL.
+   * @default 'listen'
+   */
+  wakeups?: WakeupMode;
 }
 
 export const DEFAULT_SCHEMA = 'baton';
@@ -78,6 +87,7 @@ export class PostgresStore implements Store {
   /** The URL's password, kept only to scrub it from any message that might echo it. */
   private readonly secret: string | undefined;
   private closing: Promise<void> | undefined;
+  private readonly wakeups: PgWakeups;
 
   constructor(options: PostgresStoreOptions) {
     if (!options.pool && !options.connectionString)
@@ -93,6 +103,7 @@ export class PostgresStore implements Store {
         connectionString: url?.connectionString,
         max: options.maxConnections ?? 10,
         connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+        application_name: 'baton',
       });
     // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process.
     if (this.ownsPool) pool.on('error', () => {});
@@ -100,6 +111,17 @@ export class PostgresStore implements Store {
     this.secret = url?.password;
     const clock = options.clock ?? systemClock;
     this.ctx = new PgContext(pool, tablesOf(this.schema), clock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
+    const connectTimeout = options.connectTimeoutMs ?? 10_000;
+    this.wakeups = new PgWakeups({
+      mode: options.wakeups ?? url?.wakeups ?? 'listen',
+      connection: url
+        ? { connectionString: url.connectionString, connectionTimeoutMillis: connectTimeout }
+        : (pool.options as pg.ClientConfig),
+      pool,
+      schema: this.schema,
+      clock,
+    });
+    this.ctx.wakeups = this.wakeups;
     this.ready = migrate(pool, this.ctx.t, clock.now(), this.location, options.mustExist ?? false).catch(
       (err: unknown) => {
         throw redactError(
@@ -315,6 +337,20 @@ export class PostgresStore implements Store {
     return this.ctx.onEvents(listener);
   }
 
+  onWake(listener: (channel: WakeChannel) => void): () => void {
+    if (this.closed) return () => {};
+    return this.wakeups.subscribe(listener);
+  }
+
+  get hinting(): boolean {
+    return this.wakeups.live;
+  }
+
+  /** Wake-up figures: notifications sent and received, LISTEN reconnects. */
+  get wakeupStats() {
+    return { ...this.wakeups.stats, listening: this.wakeups.live };
+  }
+
   addTimer(timer: TimerRecord) {
     return this.op(() => timers.addTimer(this.ctx, timer));
   }
@@ -370,6 +406,7 @@ export class PostgresStore implements Store {
       this.closed = true;
       await Promise.allSettled([this.ready, ...this.inflight]);
       await this.ctx.queue.idle();
+      await this.wakeups.close();
       if (this.ownsPool) await this.ctx.pool.end();
     })();
     return this.closing;

@@ -9,6 +9,7 @@ import type { PgContext } from './pg-context.ts';
 export function addTimer(ctx: PgContext, t: TimerRecord): Promise<void> {
   const payload = json(t.payload);
   return ctx.write(async (tx) => {
+    tx.scope.wake = true;
     await tx.execute(UPSERT_TIMER(ctx.t.timers), [t.id, t.runId, t.kind, t.dueAt, payload, t.createdAt]);
   });
 }

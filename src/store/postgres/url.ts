@@ -13,6 +13,8 @@ export interface PostgresUrl {
   password: string | undefined;
   /** `?schema=name`: the schema holding Baton's tables. */
   schema: string | undefined;
+  /** `?wakeups=poll`: no LISTEN (behind a transaction-mode pooler, serverless). */
+  wakeups: 'listen' | 'poll' | undefined;
 }
 
 const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
@@ -39,14 +41,19 @@ export function parsePostgresUrl(text: string): PostgresUrl {
   const schema = url.searchParams.get('schema') ?? undefined;
   if (schema !== undefined && (schema.length === 0 || schema.length > 63))
     throw invalid(text, 'the schema parameter must be 1 to 63 characters');
+  const wakeups = url.searchParams.get('wakeups') ?? undefined;
+  if (wakeups !== undefined && wakeups !== 'listen' && wakeups !== 'poll')
+    throw invalid(text, `the wakeups parameter must be listen or poll, got "${wakeups}"`);
   url.searchParams.delete('schema');
+  url.searchParams.delete('wakeups');
   const connectionString = url.toString();
   const shown = new URL(connectionString);
   if (shown.password) shown.password = '***';
   for (const key of [...shown.searchParams.keys()])
     if (/password/i.test(key)) shown.searchParams.set(key, '***');
   if (schema !== undefined) shown.searchParams.set('schema', schema);
-  return { connectionString, redacted: shown.toString(), password, schema };
+  if (wakeups !== undefined) shown.searchParams.set('wakeups', wakeups);
+  return { connectionString, redacted: shown.toString(), password, schema, wakeups };
 }
 
 /** Best effort for text that is not even a URL: hide what sits between `user:` and the last `@`. */

@@ -31,6 +31,8 @@ export class WriteScope {
   readonly appended: BatonEvent[] = [];
   /** Roots of runs this write created or read: events about them need no lookup. */
   readonly roots = new Map<string, string>();
+  /** This write made something due that other processes act on (a timer, a delivery). */
+  wake = false;
 }
 
 /** One write's view of the transaction. */
@@ -85,7 +87,7 @@ export class PgWriteQueue {
     /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
     private readonly flushEvents: (client: pg.PoolClient, scopes: readonly WriteScope[]) => Promise<void>,
     /** Called after each commit with the events it appended. */
-    private readonly publish: (events: BatonEvent[]) => void,
+    private readonly publish: (events: BatonEvent[], wake: boolean) => void,
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
@@ -197,7 +199,8 @@ export class PgWriteQueue {
     for (const f of failed) settled.set(f.pending, () => f.pending.reject(f.error));
     for (const p of batch) settled.get(p)?.();
     const events = done.flatMap((d) => d.scope.appended);
-    if (events.length > 0) this.publish(events);
+    const wake = done.some((d) => d.scope.wake);
+    if (events.length > 0 || wake) this.publish(events, wake);
   }
 
   /** Puts a write that lost a deadlock back at the head of the queue, with the writes after it. */

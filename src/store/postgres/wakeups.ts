@@ -1,0 +1,203 @@
+/**
+ * Wake-ups across processes through LISTEN/NOTIFY — hints, never the truth. Polling stays the
+ * truth; a hint only makes a process look now instead of at its next (slow, safety) poll.
+ *
+ * Sending: after a commit that made work claimable or wrote timers/deliveries/decisions ('work'),
+ * or appended events ('events'), the store asks for a notification. Requests are coalesced per
+ * channel: at most one NOTIFY in flight, at most one per `minIntervalMs`, the rest folded into a
+ * single trailing one. A NOTIFY carries no payload, and it is sent in its own tiny transaction after
+ * the data commit, never inside it: NOTIFY takes a database-wide lock at COMMIT, and holding that
+ * in the writers' transactions serializes every writer (peers have had outages from it).
+ *
+ * Listening: one connection per store outside the pool (a pooled connection would be handed to
+ * others and lose its LISTEN), opened when the first listener subscribes. When it is lost it is
+ * reopened with backoff, LISTENs again, and then every listener is woken once so it does a full
+ * sweep for what it missed. No error of this connection ever ends the process. In 'poll' mode
+ * (connection poolers in transaction mode, serverless) nothing listens and processes poll.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Clock, TimerHandle } from '../../time/index.ts';
+import type { WakeChannel } from '../store.ts';
+
+export type WakeupMode = 'listen' | 'poll';
+
+const CHANNELS: readonly WakeChannel[] = ['work', 'events'];
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 5_000;
+
+export interface WakeupOptions {
+  mode: WakeupMode;
+  /** Settings for the listening connection (the pool's own). */
+  connection: pg.ClientConfig;
+  /** Sends notifications (one short query each). */
+  pool: pg.Pool;
+  schema: string;
+  clock: Clock;
+  /** At most one NOTIFY per channel this often. @default 5 */
+  minIntervalMs?: number;
+}
+
+/** Channel names for a schema: lowercase, short, the same in every process. */
+export function channelNames(schema: string): Record<WakeChannel, string> {
+  const h = createHash('sha256').update(schema).digest('hex').slice(0, 16);
+  return { work: `baton_work_${h}`, events: `baton_events_${h}` };
+}
+
+interface SendState {
+  last: number;
+  inflight: boolean;
+  pending: boolean;
+  timer: TimerHandle | undefined;
+}
+
+export class PgWakeups {
+  private readonly names: Record<WakeChannel, string>;
+  private readonly byName: Map<string, WakeChannel>;
+  private readonly listeners = new Set<(channel: WakeChannel) => void>();
+  private readonly send = new Map<WakeChannel, SendState>();
+  private readonly minIntervalMs: number;
+  private client: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  private backoff = MIN_BACKOFF_MS;
+  private reconnectTimer: TimerHandle | undefined;
+  /** Notifications sent and received, for figures and tests. */
+  readonly stats = { sent: 0, received: 0, reconnects: 0 };
+
+  constructor(private readonly options: WakeupOptions) {
+    this.names = channelNames(options.schema);
+    this.byName = new Map(CHANNELS.map((c) => [this.names[c], c]));
+    this.minIntervalMs = options.minIntervalMs ?? 5;
+  }
+
+  /** True while a LISTEN connection is up: hints arrive, and polling may be slow. */
+  get live(): boolean {
+    return this.listening;
+  }
+
+  subscribe(listener: (channel: WakeChannel) => void): () => void {
+    this.listeners.add(listener);
+    if (this.options.mode === 'listen' && !this.client && !this.closed) void this.connect();
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Asks for a notification on a channel (coalesced, rate-limited). */
+  notify(channel: WakeChannel): void {
+    if (this.closed) return;
+    let s = this.send.get(channel);
+    if (!s) {
+      s = { last: Number.NEGATIVE_INFINITY, inflight: false, pending: false, timer: undefined };
+      this.send.set(channel, s);
+    }
+    if (s.pending) return;
+    const wait = s.last + this.minIntervalMs - this.options.clock.monotonic();
+    if (s.inflight || wait > 0) {
+      s.pending = true;
+      if (!s.inflight && !s.timer) {
+        const state = s;
+        s.timer = this.options.clock.setTimer(wait, () => {
+          state.timer = undefined;
+          this.flushPending(channel, state);
+        });
+      }
+      return;
+    }
+    this.sendNow(channel, s);
+  }
+
+  private flushPending(channel: WakeChannel, s: SendState): void {
+    if (!s.pending || s.inflight || this.closed) return;
+    s.pending = false;
+    this.notify(channel);
+  }
+
+  private sendNow(channel: WakeChannel, s: SendState): void {
+    s.inflight = true;
+    s.last = this.options.clock.monotonic();
+    this.options.pool
+      .query({ text: "SELECT pg_notify($1, '')", values: [this.names[channel]] })
+      .then(
+        () => {
+          this.stats.sent++;
+        },
+        // A hint that cannot be sent is lost; the others' polls still find the work.
+        () => {},
+      )
+      .finally(() => {
+        s.inflight = false;
+        if (s.pending && !s.timer) {
+          const wait = s.last + this.minIntervalMs - this.options.clock.monotonic();
+          if (wait <= 0) this.flushPending(channel, s);
+          else
+            s.timer = this.options.clock.setTimer(wait, () => {
+              s.timer = undefined;
+              this.flushPending(channel, s);
+            });
+        }
+      });
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    // Named so operators (and tests) can tell it from the pool's connections in pg_stat_activity.
+    const client = new pg.Client({ application_name: 'baton-listen', ...this.options.connection });
+    this.client = client;
+    // Registered before connecting: an error event without a listener would end the process.
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (msg) => {
+      const channel = this.byName.get(msg.channel);
+      if (!channel) return;
+      this.stats.received++;
+      this.emit(channel);
+    });
+    try {
+      await client.connect();
+      for (const c of CHANNELS) await client.query(`LISTEN ${pg.escapeIdentifier(this.names[c])}`);
+      if (this.client !== client || this.closed) return;
+      const wasReconnect = this.stats.reconnects > 0 || this.backoff > MIN_BACKOFF_MS;
+      this.listening = true;
+      this.backoff = MIN_BACKOFF_MS;
+      // Whatever was notified while no one listened is lost: look at everything once.
+      if (wasReconnect) for (const c of CHANNELS) this.emit(c);
+    } catch {
+      this.lost(client);
+    }
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    client.end().catch(() => {});
+    if (this.closed) return;
+    this.stats.reconnects++;
+    const delay = this.backoff * (0.5 + Math.random() / 2);
+    this.backoff = Math.min(MAX_BACKOFF_MS, this.backoff * 2);
+    this.reconnectTimer = this.options.clock.setTimer(delay, () => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    });
+  }
+
+  private emit(channel: WakeChannel): void {
+    for (const l of this.listeners) {
+      try {
+        l(channel);
+      } catch {
+        // A listener's bug must not stop the others.
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listening = false;
+    this.options.clock.clearTimer(this.reconnectTimer);
+    for (const s of this.send.values()) this.options.clock.clearTimer(s.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
+}
