@@ -27,8 +27,14 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
+/**
+ * `BATON_HOST` overrides the host name: containers that share a host name but not a pid namespace
+ * must not judge each other's pids (each would take the other's runs as "gone" at once). Workers
+ * with different hosts recover each other's runs when the lease expires.
+ */
 export function currentProcess(): ProcessIdentity {
-  return { host: hostname(), pid: process.pid, processStart: processStartTime(process.pid) };
+  const host = process.env.BATON_HOST || hostname();
+  return { host, pid: process.pid, processStart: processStartTime(process.pid) };
 }
 
 export function newWorkerId(identity: ProcessIdentity): string {

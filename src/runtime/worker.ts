@@ -303,18 +303,28 @@ export class Worker {
     this.lastTimerCheck = now;
     const due = await this.engine.store.takeDueTimers(100);
     // Each handler guards its own transition, so they run together and their writes share commits.
+    // A taken timer is deleted once handled; one whose handler failed (or whose taker dies) comes
+    // due again after the store's hold, so no timer is lost.
+    const handled: string[] = [];
     await Promise.all(
       due.map(async (t) => {
         const handler = this.timerHandlers.get(t.kind);
         if (!handler) {
           this.engine.logger.warn({ timer: t.id, kind: t.kind }, 'no handler for timer kind; dropped');
+          handled.push(t.id);
           return;
         }
-        await handler(t).catch((err: unknown) =>
-          this.engine.logger.error({ timer: t.id, err: serializeError(err) }, 'timer handler failed'),
+        await handler(t).then(
+          () => handled.push(t.id),
+          (err: unknown) =>
+            this.engine.logger.error(
+              { timer: t.id, err: serializeError(err) },
+              'timer handler failed; it comes due again',
+            ),
         );
       }),
     );
+    if (handled.length > 0) await this.engine.store.cancelTimers(handled);
     for (const hook of this.dueHooks)
       await hook().catch((err: unknown) =>
         this.engine.logger.error({ err: serializeError(err) }, 'due work failed'),

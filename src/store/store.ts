@@ -106,6 +106,9 @@ export interface DeliveryTake {
   hideMs(route: string, attempt: number): number;
 }
 
+/** How long a taken timer stays hidden before it comes due again (its taker died, or failed). */
+export const TIMER_HOLD_MS = 30_000;
+
 /** Hints from other processes: 'work' (something may be claimable or due), 'events' (new events). */
 export type WakeChannel = 'work' | 'events';
 
@@ -192,7 +195,12 @@ export interface Store {
 
   // durable timers
   addTimer(timer: TimerRecord): Promise<void>;
-  /** Removes and returns timers that are due (each is taken by exactly one caller). */
+  /**
+   * Takes timers that are due: each is hidden from other takers for TIMER_HOLD_MS and returned to
+   * exactly one caller, who deletes it (`cancelTimers`) once handled. A taker that dies first
+   * leaves it to come due again, so a timer is never lost; handlers are guarded transitions, so
+   * its effect happens once.
+   */
   takeDueTimers(limit: number): Promise<TimerRecord[]>;
   cancelTimers(ids: readonly string[]): Promise<void>;
   /**

@@ -10,7 +10,7 @@ import type { Tx } from './write-queue.ts';
 export const UPSERT_TIMER = (table: string) =>
   `INSERT INTO ${table} (id, run_id, kind, due_at, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)
    ON CONFLICT (id) DO UPDATE SET run_id = EXCLUDED.run_id, kind = EXCLUDED.kind, due_at = EXCLUDED.due_at,
-     payload = EXCLUDED.payload, created_at = EXCLUDED.created_at`;
+     payload = EXCLUDED.payload, created_at = EXCLUDED.created_at, taken_until = NULL`;
 
 /** Writes timers and deliveries inside the caller's transaction. Deliveries already queued are kept. */
 export async function writeEffects(ctx: PgContext, tx: Tx, effects: Effects | undefined): Promise<void> {

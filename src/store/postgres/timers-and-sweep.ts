@@ -2,7 +2,7 @@
 import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
 import { json, toEvent, toTimer } from '../rows.ts';
-import type { EventQuery, SweepResult } from '../store.ts';
+import { type EventQuery, type SweepResult, TIMER_HOLD_MS } from '../store.ts';
 import { UPSERT_TIMER } from './deliveries.ts';
 import type { PgContext } from './pg-context.ts';
 
@@ -18,10 +18,11 @@ export function addTimer(ctx: PgContext, t: TimerRecord): Promise<void> {
 export function takeDueTimers(ctx: PgContext, limit: number): Promise<TimerRecord[]> {
   return ctx.write(async (tx) => {
     const rows = await tx.select<Parameters<typeof toTimer>[0]>(
-      `DELETE FROM ${ctx.t.timers}
-       WHERE id IN (SELECT id FROM ${ctx.t.timers} WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+      `UPDATE ${ctx.t.timers} SET taken_until = $3
+       WHERE id IN (SELECT id FROM ${ctx.t.timers} WHERE due_at <= $1 AND (taken_until IS NULL OR taken_until <= $1)
+         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [ctx.now(), Math.max(0, limit)],
+      [ctx.now(), Math.max(0, limit), ctx.now() + TIMER_HOLD_MS],
     );
     return rows.map(toTimer).sort((a, b) => a.dueAt - b.dueAt);
   });
@@ -41,7 +42,7 @@ export async function nextWakeAt(
   // LEAST ignores NULLs; it is NULL only when nothing at all is due.
   const [row] = await ctx.read<{ at: number | null }>(
     `SELECT LEAST(
-       (SELECT min(due_at) FROM ${ctx.t.timers}),
+       (SELECT min(due_at) FROM ${ctx.t.timers} WHERE taken_until IS NULL),
        (SELECT min(wake_at) FROM ${ctx.t.runs} WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')),
        (SELECT min(lease_expires_at) FROM ${ctx.t.runs} WHERE status = 'running'),
        (SELECT min(next_at) FROM ${ctx.t.deliveries} WHERE status = 'pending' AND route = ANY($1::text[]))) AS at`,

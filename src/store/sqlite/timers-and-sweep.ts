@@ -2,7 +2,7 @@
 import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
 import { json, toEvent, toTimer } from '../rows.ts';
-import type { EventQuery, SweepResult } from '../store.ts';
+import { type EventQuery, type SweepResult, TIMER_HOLD_MS } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 export function addTimer(ctx: SqliteContext, t: TimerRecord): Promise<void> {
@@ -20,9 +20,10 @@ export function takeDueTimers(ctx: SqliteContext, limit: number): Promise<TimerR
   return ctx.write(() => {
     const rows = ctx
       .stmt(
-        'DELETE FROM timers WHERE id IN (SELECT id FROM timers WHERE due_at <= ? ORDER BY due_at LIMIT ?) RETURNING *',
+        `UPDATE timers SET taken_until = ? WHERE id IN (SELECT id FROM timers WHERE due_at <= ?
+           AND (taken_until IS NULL OR taken_until <= ?) ORDER BY due_at LIMIT ?) RETURNING *`,
       )
-      .all(ctx.now(), limit) as Parameters<typeof toTimer>[0][];
+      .all(ctx.now() + TIMER_HOLD_MS, ctx.now(), ctx.now(), limit) as Parameters<typeof toTimer>[0][];
     return rows.map(toTimer).sort((a, b) => a.dueAt - b.dueAt);
   });
 }
@@ -41,7 +42,7 @@ export function nextWakeAt(
   const row = ctx
     .stmt(
       `SELECT min(
-         coalesce((SELECT min(due_at) FROM timers), 9e15),
+         coalesce((SELECT min(due_at) FROM timers WHERE taken_until IS NULL), 9e15),
          coalesce((SELECT min(wake_at) FROM runs WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')), 9e15),
          coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15),
          coalesce((SELECT min(next_at) FROM deliveries WHERE status = 'pending'
