@@ -12,6 +12,7 @@ import {
   type RunStatus,
   refuseUnknownKeys,
   serializeError,
+  type TimeoutResult,
 } from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
@@ -146,13 +147,28 @@ const EXECUTION_LOGS: TableDeclarations = {
   execution_logs: { columns: ['log_id', 'run_id', 'root_id', 'task', 'step_id', 'event', 'at', 'data'] },
 };
 
-export interface RunOutcome<O = unknown> {
+interface OutcomeOf {
   id: string;
-  status: RunStatus;
-  output: O | undefined;
-  error: Error | undefined;
   run: RunRecord;
 }
+
+/**
+ * How a run ended, by status. Only a succeeded run's output has the task's type: a partial task run
+ * holds the protocol's timeout result (`status: "timeout"`, `partial: true`, findings…), a flow's
+ * partial output its steps' outputs; a failed, cancelled or expired run has an error.
+ */
+export type RunOutcome<O = unknown> =
+  | (OutcomeOf & { status: 'succeeded'; output: O; error: undefined })
+  | (OutcomeOf & {
+      status: 'partial';
+      output: TimeoutResult | Record<string, unknown>;
+      error: Error | undefined;
+    })
+  | (OutcomeOf & {
+      status: Exclude<RunStatus, 'succeeded' | 'partial'>;
+      output: unknown;
+      error: Error | undefined;
+    });
 
 export interface RunHandle<O = unknown> {
   readonly id: string;
@@ -344,13 +360,18 @@ export class Baton implements AsyncDisposable {
 
   async result<O = unknown>(id: string, options: { signal?: AbortSignal } = {}): Promise<RunOutcome<O>> {
     const run = await this.watcher.wait(id, options.signal);
-    return {
-      id,
-      status: run.status,
-      output: run.output as O | undefined,
-      error: run.error ? deserializeError(run.error) : undefined,
-      run,
-    };
+    const error = run.error ? deserializeError(run.error) : undefined;
+    if (run.status === 'succeeded')
+      return { id, status: 'succeeded', output: run.output as O, error: undefined, run };
+    if (run.status === 'partial')
+      return {
+        id,
+        status: 'partial',
+        output: run.output as TimeoutResult | Record<string, unknown>,
+        error,
+        run,
+      };
+    return { id, status: run.status, output: run.output, error, run };
   }
 
   events(id: string, options: FollowOptions = {}): AsyncGenerator<BatonEvent> {

@@ -1,0 +1,51 @@
+/** Types that tell the truth (issue 15 item 2): checked by `npm run typecheck` as well as run. */
+import { describe, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import type { TimeoutResult } from '../core/index.ts';
+import type { RunOutcome } from './baton.ts';
+import { defineTask } from './define-task.ts';
+import type { InvokeOutcome } from './invoke-child.ts';
+import type { WaitForResult } from './task-context.ts';
+
+describe('outcome types', () => {
+  it("run.result(): only a succeeded outcome's output has the task's type", () => {
+    const narrow = (out: RunOutcome<{ n: number }>) => {
+      if (out.status === 'succeeded') expectTypeOf(out.output).toEqualTypeOf<{ n: number }>();
+      else if (out.status === 'partial')
+        expectTypeOf(out.output).toEqualTypeOf<TimeoutResult | Record<string, unknown>>();
+      else {
+        expectTypeOf(out.output).toEqualTypeOf<unknown>();
+        expectTypeOf(out.error).toEqualTypeOf<Error | undefined>();
+      }
+    };
+    expectTypeOf(narrow).toBeFunction();
+  });
+
+  it('ctx.invoke: the outcome is a union by status, typed by the child task', () => {
+    const child = defineTask({ name: 'typed-child', run: async () => ({ artifact: 'x' }) });
+    defineTask({
+      name: 'typed-parent',
+      run: async (_: unknown, ctx) => {
+        const r = await ctx.invoke(child, {});
+        expectTypeOf(r).toEqualTypeOf<InvokeOutcome<{ artifact: string }>>();
+        if (r.status === 'succeeded') expectTypeOf(r.output).toEqualTypeOf<{ artifact: string }>();
+        else if (r.status === 'partial') expectTypeOf(r.output).toEqualTypeOf<TimeoutResult>();
+        else expectTypeOf(r.error.message).toBeString();
+        return null;
+      },
+    });
+  });
+
+  it("ctx.waitFor: the payload has the schema's type, and a timeout is its own case", () => {
+    defineTask({
+      name: 'typed-wait',
+      run: async (_: unknown, ctx) => {
+        const r = await ctx.waitFor('approve', { schema: z.object({ by: z.string() }) });
+        expectTypeOf(r).toEqualTypeOf<WaitForResult<{ by: string }>>();
+        if (r.status === 'received') expectTypeOf(r.payload).toEqualTypeOf<{ by: string }>();
+        else expectTypeOf(r.timedOutAt).toBeNumber();
+        return null;
+      },
+    });
+  });
+});
