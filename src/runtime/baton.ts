@@ -130,7 +130,13 @@ const SCHEDULE_KEYS = optionKeys<ScheduleOptions>()(
   'callbackTimeout',
 );
 const PROGRESS_KEYS = optionKeys<ProgressOptions>()('template', 'overlays', 'generate');
-const WORKER_KEYS = optionKeys<WorkerOptions>()('concurrency', 'leaseMs', 'pollMs', 'sweepEveryMs');
+const WORKER_KEYS = optionKeys<WorkerOptions>()(
+  'concurrency',
+  'leaseMs',
+  'pollMs',
+  'sweepEveryMs',
+  'safetyPollMs',
+);
 
 /** A typo in createBaton's options (`sechdule`, `worker.concurency`) is an error naming the key. */
 function refuseUnknownBatonKeys(options: BatonOptions): void {
