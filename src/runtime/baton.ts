@@ -5,6 +5,7 @@
 import pino, { type Logger } from 'pino';
 import { type ContextPlannerOptions, createContextPlanner } from '../context/index.ts';
 import {
+  BatonError,
   type BatonEvent,
   deserializeError,
   isTerminal,
@@ -28,7 +29,7 @@ import {
 import { type Clock, type Duration, parseDuration, systemClock } from '../time/index.ts';
 import { decide, decideOnTimeout, type OpenDecision, openDecisions } from './decisions.ts';
 import { type FlowDefinition, isFlowDefinition } from './define-flow.ts';
-import type { TaskDefinition } from './define-task.ts';
+import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
 import { checkCallbackName, DEFAULT_CALLBACK_NAME, servedRoutes } from './delivery-routes.ts';
 import {
   type Delivered,
@@ -301,6 +302,7 @@ export class Baton implements AsyncDisposable {
   async start<I, O>(what: Startable<I, O>, input?: I, options: StartOptions = {}): Promise<RunHandle<O>> {
     let id: string;
     if (isFlowDefinition(what)) id = await startFlow(this.engine, what as FlowDefinition, input, options);
+    else if (typeof what !== 'string' && !isTaskDefinition(what)) throw notStartable(what);
     else {
       const task =
         typeof what === 'string'
@@ -488,6 +490,19 @@ function isSettled(run: RunRecord): boolean {
   return (
     isTerminal(run.status) ||
     (run.status === 'waiting' && (run.waitReason === 'resume' || run.waitReason === 'decision'))
+  );
+}
+
+/** What start() was given instead of a task, a flow or a task name: say what to do with a plan. */
+function notStartable(what: unknown): BatonError {
+  const isObject = typeof what === 'object' && what !== null;
+  const looksLikePlan = isObject && ('plan' in what || 'steps' in what || 'task_chain' in what);
+  return new BatonError(
+    'INVALID_INPUT',
+    looksLikePlan
+      ? 'start() takes a task, a flow or a task name; a JSON plan ({ plan: { steps } }, { steps } or { task_chain }) must be read with loadPlan first: baton.start(loadPlan(plan))'
+      : `start() takes a task (defineTask), a flow (defineFlow, or loadPlan for a JSON plan) or a registered task name, got ${isObject ? 'an object' : typeof what}`,
+    { data: { field: 'what' } },
   );
 }
 
