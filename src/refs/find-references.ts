@@ -8,7 +8,7 @@
  *   (or the wrapped form).
  * A reference's own content is not searched further.
  */
-import { ValidationError } from '../core/index.ts';
+import { isBatonError, ValidationError } from '../core/index.ts';
 import { type DataReference, parseDataReference } from './reference-schema.ts';
 
 /** Path segments from the input's root to a reference (array indices as decimal strings). */
@@ -132,7 +132,20 @@ export function findReferences(input: unknown): Array<{ pointer: Pointer; ref: D
 /** Task ids that `input` reads through task_output references, first appearance first. */
 export function referencedTaskIds(input: unknown): string[] {
   const ids = new Set<string>();
-  for (const { ref } of findReferences(input)) if (ref.ref_type === 'task_output') ids.add(ref.task_id);
+  for (const { pointer, raw, problem } of findRawReferences(input)) {
+    if (problem) throw problem;
+    let ref: DataReference;
+    try {
+      ref = parseDataReference(raw, fieldOf(pointer));
+    } catch (err) {
+      // A bad filter is ignored when the reference resolves (002 §3.2), so it does not stop the
+      // plan: the reference still names the task it reads.
+      if (!isBatonError(err, 'REF_FILTER_ERROR') || !isPlainObject(raw)) throw err;
+      const { filter: _ignored, ...rest } = raw;
+      ref = parseDataReference(rest, fieldOf(pointer));
+    }
+    if (ref.ref_type === 'task_output') ids.add(ref.task_id);
+  }
   return [...ids];
 }
 

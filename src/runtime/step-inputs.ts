@@ -7,12 +7,12 @@
  * crash sees exactly the data the first attempt saw.
  */
 import { type ContextInput, type ContextPlanner, createContextPlanner } from '../context/index.ts';
-import { BatonError, type BatonEventMap, isBatonError } from '../core/index.ts';
+import type { BatonEventMap } from '../core/index.ts';
 import {
   createResolver,
   type DataReference,
-  findReferences,
   type GetTaskOutput,
+  hasReferences,
   type Pointer,
   type RefPermissions,
   type Resolver,
@@ -136,15 +136,9 @@ export async function prepareStepInput(
   flowId: string | null,
   step: { transfer?: unknown; fallback?: unknown; permissions?: RefPermissions },
 ): Promise<PreparedInput> {
-  let found: ReturnType<typeof findReferences>;
-  try {
-    found = findReferences(input);
-  } catch (err) {
-    throw isBatonError(err)
-      ? err
-      : new BatonError('REF_FORMAT_ERROR', (err as Error).message, { cause: err });
-  }
-  if (found.length === 0) return { input };
+  // Whether there is anything to resolve; the references are validated by the resolver, which
+  // ignores a bad filter as 002 §3.2 says instead of failing the step.
+  if (!hasReferences(input)) return { input };
   // One memoized step: retries and resumes reuse the data the first attempt resolved.
   return ctx.step('baton:inputs', async () => {
     // With a context plan, "summary" means a summary of the text, made by the planner within the
