@@ -116,7 +116,7 @@ describe('deliveries with an app and a baton worker on one database', () => {
     const store = openSqliteStore(db);
     const config = (delivered: Delivered[]) => ({
       onDelivery: (d: Delivered) => void delivered.push(d),
-      webhooks: { hook: { url } },
+      webhooks: { hook: { url, allowPrivateNetwork: true } },
     });
     // The app without a worker of its own: only the worker process can execute the runs.
     const appDelivered: Delivered[] = [];
@@ -243,7 +243,7 @@ describe('a baton worker with the webhook in its baton.config.ts', () => {
       join(project, 'baton.config.ts'),
       `import { defineConfig } from ${JSON.stringify(join(root, 'src/index.ts'))};
 import { notify } from ${JSON.stringify(fixture)};
-export default defineConfig({ tasks: [notify], delivery: { webhooks: { hook: { url: ${JSON.stringify(url)} } } } });
+export default defineConfig({ tasks: [notify], delivery: { webhooks: { hook: { url: ${JSON.stringify(url)}, allowPrivateNetwork: true } } } });
 `,
     );
     const worker = await startWorker(db, project);
@@ -253,7 +253,10 @@ export default defineConfig({ tasks: [notify], delivery: { webhooks: { hook: { u
       store,
       worker: false,
       pollMs: 20,
-      schedule: { onDelivery: (d) => void appDelivered.push(d), webhooks: { hook: { url } } },
+      schedule: {
+        onDelivery: (d) => void appDelivered.push(d),
+        webhooks: { hook: { url, allowPrivateNetwork: true } },
+      },
     });
     const run = await app.start(notify, { text: 'configured', schedule: 'in 1 second' });
     expect((await run.result()).status).toBe('succeeded');

@@ -5,6 +5,8 @@
  * (`signBody` / `verifySignature`). The engine owns the durable retry loop and the deliveries table;
  * this module does no storage and keeps no state.
  */
+
+export { isPrivateAddress, isPrivateHost, type ResolveHost } from './private-address.ts';
 export {
   DEFAULT_WEBHOOK_RETRY,
   resolveWebhookRetryOptions,

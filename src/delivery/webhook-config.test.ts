@@ -11,12 +11,14 @@ describe('parseWebhookTarget', () => {
       timeoutMs: 10_000,
       retry: { baseMs: 1_000, factor: 2, maxMs: 300_000, maxAttempts: 8 },
       headers: {},
+      allowPrivateNetwork: false,
     });
   });
 
   it('reads durations as ms or strings, and keeps secrets and headers', () => {
     const target = parseWebhookTarget({
       url: 'http://127.0.0.1:8080/hook',
+      allowPrivateNetwork: true,
       secret: ['old', 'new'],
       timeout: '2.5s',
       retry: { base: 500, factor: 3, max: '1m', maxAttempts: 4 },
@@ -28,6 +30,7 @@ describe('parseWebhookTarget', () => {
       timeoutMs: 2_500,
       retry: { baseMs: 500, factor: 3, maxMs: 60_000, maxAttempts: 4 },
       headers: { Authorization: 'Bearer t' },
+      allowPrivateNetwork: true,
     });
   });
 
@@ -137,5 +140,40 @@ describe('parseWebhookTarget', () => {
 
   it('names the field "webhook" by default', () => {
     expect(() => parseWebhookTarget({ url: 'nope' })).toThrow('webhook.url must be');
+  });
+});
+
+describe('webhook addresses (issue 11 item 8)', () => {
+  it.each([
+    'http://127.0.0.1:8080/hook',
+    'http://localhost/hook',
+    'http://api.localhost/hook',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.1.2.3/',
+    'http://172.20.0.1/',
+    'http://192.168.1.10/',
+    'http://[::1]:9000/',
+    'http://[fe80::1]/',
+    'http://[fd00::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0.0.0.0/',
+  ])('refuses %s unless private networks are allowed', (url) => {
+    const err = (() => {
+      try {
+        parseWebhookTarget({ url }, 'hooks.a');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isBatonError(err, 'INVALID_OPTION')).toBe(true);
+    expect((err as Error).message).toMatch(
+      /^hooks\.a\.url must be a URL on a public address .*allowPrivateNetwork/,
+    );
+    expect(parseWebhookTarget({ url, allowPrivateNetwork: true }).url).toBe(url);
+  });
+
+  it('accepts public addresses and names', () => {
+    for (const url of ['https://hooks.example.com/x', 'http://8.8.8.8/', 'http://[2001:4860::8888]/'])
+      expect(parseWebhookTarget({ url }).allowPrivateNetwork).toBe(false);
   });
 });

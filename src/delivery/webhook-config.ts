@@ -46,6 +46,8 @@ export const webhookTargetSchema = z.strictObject({
     .optional(),
   /** Extra request headers (e.g. authorization); Baton's own headers cannot be overridden. @default {} */
   headers: z.record(z.string(), z.string({ error: 'a string' })).optional(),
+  /** Allow a receiver on loopback, link-local or private addresses (checked after resolving too). @default false */
+  allowPrivateNetwork: z.boolean({ error: 'true or false' }).optional(),
 });
 
 /** A webhook target as written. */
@@ -55,6 +57,8 @@ export interface WebhookTargetInput {
   timeout?: Duration;
   retry?: { base?: Duration; factor?: number; max?: Duration; maxAttempts?: number };
   headers?: Record<string, string>;
+  /** Allow a receiver on loopback, link-local or private addresses. @default false */
+  allowPrivateNetwork?: boolean;
 }
 
 /** A validated webhook target: defaults filled in, durations in ms; pass `retry` to webhookRetryDelay. */
@@ -64,6 +68,7 @@ export interface WebhookTarget {
   timeoutMs: number;
   retry: { baseMs: number; factor: number; maxMs: number; maxAttempts: number };
   headers: Readonly<Record<string, string>>;
+  allowPrivateNetwork: boolean;
 }
 
 type Issue = z.core.$ZodIssue;
@@ -99,7 +104,7 @@ export function parseWebhookTarget(value: unknown, field = 'webhook'): WebhookTa
   const parsed = webhookTargetSchema.safeParse(value);
   if (!parsed.success) throw issueError(parsed.error.issues[0]!, value, field);
   const t = parsed.data;
-  checkWebhookUrl(t.url, `${field}.url`);
+  checkWebhookUrl(t.url, `${field}.url`, t.allowPrivateNetwork === true);
   const timeoutMs =
     t.timeout === undefined ? DEFAULT_WEBHOOK_TIMEOUT_MS : positive(t.timeout, `${field}.timeout`);
   const r = t.retry ?? {};
@@ -125,5 +130,6 @@ export function parseWebhookTarget(value: unknown, field = 'webhook'): WebhookTa
       maxAttempts: r.maxAttempts ?? DEFAULT_WEBHOOK_RETRY.maxAttempts,
     },
     headers,
+    allowPrivateNetwork: t.allowPrivateNetwork === true,
   };
 }

@@ -63,6 +63,8 @@ function input(url: string, clock: ManualClock, extra: Partial<SendWebhookInput>
     deliveryId: 'dlv_1',
     nowMs: clock.now(),
     clock,
+    // The receivers here are on 127.0.0.1; the address guard has its own tests below.
+    allowPrivateNetwork: true,
     ...extra,
   };
 }
@@ -173,6 +175,7 @@ describe('sendWebhook against a real local receiver', () => {
     const r = await receiver(() => {});
     const sent = sendWebhook({
       url: r.url,
+      allowPrivateNetwork: true,
       body: payload,
       idempotencyKey: 'k',
       deliveryId: 'd',
@@ -243,6 +246,7 @@ describe('sendWebhook against a real local receiver', () => {
     const target = parseWebhookTarget({
       url: r.url,
       headers: { Authorization: 'Bearer abc', 'X-Team': 'ops' },
+      allowPrivateNetwork: true,
     });
     const [outcome, req] = await Promise.all([
       sendWebhook(input(target.url, clock, { headers: target.headers, timeoutMs: target.timeoutMs })),
@@ -333,5 +337,42 @@ describe('sendWebhook refuses bad input without sending', () => {
   it('sends when the input is good (the spy is reachable)', async () => {
     expect(await sendWebhook(base)).toMatchObject({ ok: true, status: 200 });
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('sendWebhook refuses private addresses unless allowed (issue 11 item 8)', () => {
+  const clock = new ManualClock(START);
+  const calls: unknown[] = [];
+  const spy: typeof fetch = async (url) => {
+    calls.push(url);
+    return new Response(null, { status: 200 });
+  };
+  const send = (url: string, addresses: string[], allow?: boolean) =>
+    sendWebhook({
+      ...input(url, clock, { fetchImpl: spy }),
+      allowPrivateNetwork: allow ?? false,
+      resolveHost: async () => addresses,
+    });
+
+  it('refuses a literal private address before sending, for good', async () => {
+    const outcome = await send('http://169.254.169.254/latest/meta-data/', []);
+    expect(outcome).toMatchObject({ ok: false, retryable: false, reason: 'invalid_request' });
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses a public-looking name that resolves to a private address, and names both', async () => {
+    for (const address of ['127.0.0.1', '10.0.0.7', '::1', '::ffff:169.254.169.254']) {
+      const outcome = await send('https://hooks.example.com/x', ['93.184.216.34', address]);
+      expect(outcome).toMatchObject({ ok: false, retryable: false, reason: 'private_address' });
+      if (!outcome.ok) expect(outcome.error).toContain(`hooks.example.com resolves to ${address}`);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it('sends to a name with only public addresses, or anywhere when allowed', async () => {
+    expect(await send('https://hooks.example.com/x', ['93.184.216.34'])).toMatchObject({ ok: true });
+    expect(await send('https://hooks.example.com/x', ['127.0.0.1'], true)).toMatchObject({ ok: true });
+    expect(await send('http://127.0.0.1:9/hook', [], true)).toMatchObject({ ok: true });
+    expect(calls).toHaveLength(3);
   });
 });

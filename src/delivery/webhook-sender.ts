@@ -1,5 +1,6 @@
 import { ValidationError } from '../core/index.ts';
 import { type Clock, systemClock } from '../time/index.ts';
+import { privateAddressOf, type ResolveHost } from './private-address.ts';
 import { type SignatureSecret, signBody } from './signature.ts';
 import {
   checkExtraHeaders,
@@ -38,6 +39,13 @@ export interface SendWebhookInput {
   signal?: AbortSignal;
   /** Extra headers from the target's configuration (never Baton's own). @default none */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Send to loopback, link-local or private addresses, by literal or by what the name resolves to.
+   * @default false (refused, not retried)
+   */
+  allowPrivateNetwork?: boolean;
+  /** Resolves the URL's host for that check. @default dns.lookup, all addresses */
+  resolveHost?: ResolveHost;
   /** @default globalThis.fetch */
   fetchImpl?: typeof fetch;
   /** Arms the timeout. @default systemClock */
@@ -52,6 +60,7 @@ export const WebhookFailureReasons = [
   'aborted',
   'redirect',
   'http_status',
+  'private_address',
 ] as const;
 export type WebhookFailureReason = (typeof WebhookFailureReasons)[number];
 
@@ -92,7 +101,7 @@ function invalid(field: string, expected: string, received: unknown): Validation
 function prepare(input: SendWebhookInput): Prepared {
   const { url, idempotencyKey, deliveryId, nowMs } = input;
   const timeoutMs = input.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const parsed = checkWebhookUrl(url, 'url');
+  const parsed = checkWebhookUrl(url, 'url', input.allowPrivateNetwork === true);
   if (typeof idempotencyKey !== 'string' || !HEADER_VALUE.test(idempotencyKey))
     throw invalid('idempotencyKey', 'a non-empty string without CR, LF or NUL', idempotencyKey);
   if (typeof deliveryId !== 'string' || !HEADER_VALUE.test(deliveryId))
@@ -180,6 +189,20 @@ export async function sendWebhook(input: SendWebhookInput): Promise<WebhookOutco
   const { signal } = input;
   if (signal?.aborted)
     return { ok: false, retryable: true, reason: 'aborted', error: 'aborted before sending', durationMs: 0 };
+  if (!input.allowPrivateNetwork) {
+    // The name may resolve somewhere the literal check could not see (a public name for 127.0.0.1).
+    // A resolver that answers differently a moment later is not covered: pin receivers by IP, or
+    // keep them off private networks.
+    const address = await privateAddressOf(prepared.url.hostname, input.resolveHost);
+    if (address !== undefined)
+      return {
+        ok: false,
+        retryable: false,
+        reason: 'private_address',
+        error: `${prepared.url.hostname} resolves to ${address}, a loopback, link-local or private address (allowPrivateNetwork: true allows it)`,
+        durationMs: elapsed(),
+      };
+  }
 
   const controller = new AbortController();
   let timedOut = false;

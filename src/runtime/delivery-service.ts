@@ -159,6 +159,7 @@ async function sendToWebhook(engine: Engine, target: WebhookTarget, d: DeliveryR
     url: target.url,
     ...(target.secret !== undefined ? { secret: target.secret } : {}),
     headers: target.headers,
+    allowPrivateNetwork: target.allowPrivateNetwork,
     timeoutMs: target.timeoutMs,
     body: d.payload,
     idempotencyKey: d.idempotencyKey,

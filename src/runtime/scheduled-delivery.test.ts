@@ -200,7 +200,7 @@ describe('scheduled delivery', () => {
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    open({ schedule: { webhooks: { ops: { url, secret: 's3cret' } } } });
+    open({ schedule: { webhooks: { ops: { url, secret: 's3cret', allowPrivateNetwork: true } } } });
     const run = await baton.start(drawing(1_000), { prompt: 'hook', schedule: 'in 30 seconds' });
     await eventOf(baton, 'attempt:started', run.id);
     const has = (type: string) => async () => (await events(run.id)).some((e) => e.type === type);
