@@ -12,3 +12,4 @@ export * from './option-keys.ts';
 export * from './plan.ts';
 export * from './retry/index.ts';
 export * from './run-state.ts';
+export { formatTraceparent, type ParsedTraceparent, parseTraceparent } from './traceparent.ts';

@@ -3,7 +3,7 @@
  * and `POST /runs/:id/resume`. Resumes are strict: exactly one of many concurrent callers requeues
  * the job, the others get 409 naming the holder; a finished job answers with its cached result.
  */
-import { BatonError, isBatonError } from '../core/index.ts';
+import { BatonError, formatTraceparent, isBatonError, parseTraceparent } from '../core/index.ts';
 import { type Baton, type FlowDefinition, loadPlan, type StartOptions } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
@@ -47,14 +47,20 @@ export async function startRoute(rc: RouteContext, request: Request): Promise<Re
     throw new BatonError('INVALID_INPUT', 'body must give exactly one of task, flow or resumeJobId', {
       data: { field: body.task === undefined ? 'body.task' : 'body.flow' },
     });
+  // The caller's W3C trace context is kept with the run (baton/otel makes it the run span's parent).
+  const traceparent = parseTraceparent(request.headers.get('traceparent'));
+  const kept = {
+    ...(rc.options.invocationTimeoutMs !== undefined
+      ? { invocationTimeoutMs: rc.options.invocationTimeoutMs }
+      : {}),
+    ...(traceparent ? { traceparent: formatTraceparent(traceparent) } : {}),
+  };
   const options: StartOptions = {
     ...(body.id !== undefined ? { id: body.id } : {}),
     ...(body.budget !== undefined ? { budget: body.budget } : {}),
     ...(body.fast !== undefined ? { fast: body.fast } : {}),
     ...(body.researchMode !== undefined ? { mode: body.researchMode } : {}),
-    ...(rc.options.invocationTimeoutMs !== undefined
-      ? { options: { invocationTimeoutMs: rc.options.invocationTimeoutMs } }
-      : {}),
+    ...(Object.keys(kept).length > 0 ? { options: kept } : {}),
   };
   const handle =
     body.task !== undefined
