@@ -1,6 +1,6 @@
 /** `baton serve`: the HTTP API (and a worker) over the database, until interrupted. */
 import { BatonError } from '../core/index.ts';
-import { serveHttp } from '../http/index.ts';
+import { isLoopback, serveHttp } from '../http/index.ts';
 import { createBaton, type FlowDefinition } from '../runtime/index.ts';
 import { loadModule } from './load-definitions.ts';
 import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
@@ -51,7 +51,13 @@ export async function serveCommand(
     ...(options.allowOrigin !== undefined ? { allowedOrigins: list(options.allowOrigin) } : {}),
   });
   // MCP on the same server and port, behind the same token (the SDK loads only with --mcp).
-  const mcp = options.mcp ? (await import('../mcp/index.ts')).mountMcp(server.handler, baton) : undefined;
+  const mcp = options.mcp
+    ? (await import('../mcp/index.ts')).mountMcp(
+        server.handler,
+        baton,
+        isLoopback(options.host) ? { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] } : {},
+      )
+    : undefined;
   const names = [...defs.tasks.map((t) => t.name), ...defs.flows.map((f) => f.name)];
   process.stderr.write(
     `baton serving ${server.url}${mcp ? ` (MCP at ${server.url}/mcp)` : ''} on ${store.location} (${names.length ? names.join(', ') : 'no tasks loaded: pass --tasks or write a baton.config.ts'})\n`,

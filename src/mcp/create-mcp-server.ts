@@ -10,6 +10,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isBatonError } from '../core/index.ts';
 import type { Baton, RunSchedule } from '../runtime/index.ts';
@@ -51,11 +52,13 @@ export class BatonMcp {
     const server = new Server(
       { name: this.options.name, version: this.options.version },
       {
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, logging: {} },
         instructions:
           'Tools run as durable Baton runs. A call not done in time answers with status "timeout", the findings so far and a run_id: call baton_resume with it to continue. A run that needs a decision answers with status "input_required": answer with baton_decide.',
       },
     );
+    // Baton logs through its own logger; the level is accepted so clients that set one work.
+    server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [...[...this.catalog().values()].map((e) => e.tool), ...BATON_TOOLS],
     }));

@@ -16,6 +16,12 @@ export interface McpOptions {
   /** The server's name and version in the MCP handshake. */
   name?: string;
   version?: string;
+  /**
+   * Host names (no port) the Streamable HTTP endpoint answers to; a request whose `Host` or
+   * `Origin` names another gets 403 (DNS-rebinding protection). `baton serve --mcp` on loopback
+   * sets localhost, 127.0.0.1 and [::1]. Absent: any host.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface ResolvedMcpOptions {
@@ -23,6 +29,7 @@ export interface ResolvedMcpOptions {
   replyWithinMs: number;
   name: string;
   version: string;
+  allowedHosts: readonly string[] | undefined;
 }
 
 export function resolveMcpOptions(options: McpOptions = {}): ResolvedMcpOptions {
@@ -40,5 +47,6 @@ export function resolveMcpOptions(options: McpOptions = {}): ResolvedMcpOptions 
     replyWithinMs,
     name: options.name ?? 'baton',
     version: options.version ?? '0.1.0',
+    allowedHosts: options.allowedHosts?.map((h) => h.toLowerCase()),
   };
 }

@@ -31,6 +31,23 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   });
 }
 
+function hostnameOf(value: string): string | undefined {
+  try {
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+function hostAllowed(request: Request, allowed: readonly string[]): boolean {
+  const host = hostnameOf(request.headers.get('host') ?? new URL(request.url).host);
+  if (!host || !allowed.includes(host)) return false;
+  const origin = request.headers.get('origin');
+  if (origin === null) return true;
+  const o = hostnameOf(origin);
+  return o !== undefined && allowed.includes(o);
+}
+
 /**
  * MCP over Streamable HTTP as a standard fetch handler, with sessions (`Mcp-Session-Id`): a client's
  * cancellation reaches the call it cancels, and GET opens the session's notification stream. Runs
@@ -39,7 +56,10 @@ function jsonRpcError(status: number, code: number, message: string): Response {
 export function createMcpHttpHandler(baton: Baton, options: McpOptions = {}): McpHttpHandler {
   const mcp = new BatonMcp(baton, options);
   const sessions = new Map<string, Session>();
+  const allowed = mcp.options.allowedHosts;
   const handler = async (request: Request): Promise<Response> => {
+    if (allowed && !hostAllowed(request, allowed))
+      return jsonRpcError(403, -32000, 'Host or Origin not allowed (DNS-rebinding protection)');
     const id = request.headers.get('mcp-session-id');
     if (id) {
       const session = sessions.get(id);
