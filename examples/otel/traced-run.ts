@@ -32,7 +32,7 @@ const research = defineTask({
     const start = (ctx.lastCheckpoint?.state as { next: number } | undefined)?.next ?? 0;
     for (let i = start; i < 4; i++) {
       const claim = await ctx.step(`ai:tool:search:call-${i}`, async () => {
-        await ctx.sleep(ctx.attempt === 1 ? 8_000 : 2_000); // the first attempt is slow
+        await ctx.delay(ctx.attempt === 1 ? 8_000 : 2_000); // the first attempt is slow
         return `claim ${i}`;
       });
       await ctx.partial({ claim });

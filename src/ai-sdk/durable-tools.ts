@@ -1,7 +1,7 @@
 /**
  * AI SDK tools under Baton's protocols: each call is a memoized step keyed by its tool-call id (a
  * resumed agent never runs a finished tool call again), runs under a per-agent timeout that grows
- * on retry (×2, then ×3, after durable waits of 5 s then 15 s: protocol 001's numbers), and when
+ * on retry (×2, then ×3, after waits of 5 s then 15 s inside the attempt: protocol 001's numbers), and when
  * the last try runs out of time the model gets the protocol's partial result — what a streaming
  * tool (`async *execute`) had yielded so far — instead of an error.
  */
@@ -17,7 +17,7 @@ export interface DurableToolOptions {
   retries?: number;
   /** Timeout of retry n is timeout × multipliers[n-1]. @default [2, 3] */
   multipliers?: number[];
-  /** Durable wait before retry n. @default ['5s', '15s'] */
+  /** Wait before retry n (inside the attempt, on the injected clock). @default ["5s", "15s"] */
   backoff?: Duration[];
   /** Per tool name, overriding the above. */
   perTool?: Record<string, Omit<DurableToolOptions, 'perTool'>>;
@@ -145,7 +145,7 @@ async function runWithTimeouts(
           message: `${name} timed out after ${attempt + 1} tries (last ${timeoutMs} ms)${findings.length ? '; these are its partial results' : ''}`,
         } satisfies ToolTimeoutResult;
       }
-      await ctx.sleep(s.backoffMs[attempt] ?? s.backoffMs.at(-1) ?? 0);
+      await ctx.delay(s.backoffMs[attempt] ?? s.backoffMs.at(-1) ?? 0);
     } finally {
       if (timer !== undefined) ctx.clock.clearTimer(timer);
       opts.abortSignal?.removeEventListener('abort', onOuter);

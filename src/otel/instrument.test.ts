@@ -101,7 +101,7 @@ describe('instrumentBaton', () => {
       retry: { maxRetries: 1, backoff: ['1s'] },
       run: async (_: unknown, ctx) => {
         await ctx.partial({ found: ctx.attempt });
-        if (ctx.attempt === 1) await ctx.sleep(60_000);
+        if (ctx.attempt === 1) await ctx.delay(60_000);
         return 'ok';
       },
     });
