@@ -5,15 +5,16 @@
 import {
   type GraphCheckpointStore,
   type GraphThreadRecord,
+  PostgresStore,
   SqliteStore,
   type Store,
 } from '../store/index.ts';
 import { formatDuration } from '../time/index.ts';
 import { table } from './output.ts';
 
-/** The LangGraph tables of a store (SQLite only, for now); undefined when it has none. */
+/** The LangGraph tables of a store; undefined for a store without them. */
 export function graphsOf(store: Store): GraphCheckpointStore | undefined {
-  return store instanceof SqliteStore ? store.langgraph : undefined;
+  return store instanceof SqliteStore || store instanceof PostgresStore ? store.langgraph : undefined;
 }
 
 export function threadsTable(threads: readonly GraphThreadRecord[], now: number): string {

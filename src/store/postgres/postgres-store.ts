@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
+import type { GraphCheckpointStore } from '../langgraph-records.ts';
 import type {
   Effects,
   Fence,
@@ -37,6 +38,7 @@ import type {
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
+import { PgGraphCheckpoints } from './langgraph-tables.ts';
 import { migrate, openError } from './migrate.ts';
 import { PgContext } from './pg-context.ts';
 import * as runs from './run-writes.ts';
@@ -84,6 +86,7 @@ export class PostgresStore implements Store {
   private readonly ready: Promise<void>;
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
+  private graphs?: PgGraphCheckpoints;
   /** The URL's password, kept only to scrub it from any message that might echo it. */
   private readonly secret: string | undefined;
   private closing: Promise<void> | undefined;
@@ -161,6 +164,12 @@ export class PostgresStore implements Store {
         client.release(broken);
       }
     });
+  }
+
+  /** LangGraph.js checkpoints kept in this schema (`baton/langgraph`), sharing its write queue. */
+  get langgraph(): GraphCheckpointStore {
+    this.graphs ??= new PgGraphCheckpoints(this.ctx, (fn) => this.op(fn));
+    return this.graphs;
   }
 
   /** Group-commit figures: how many commits and the largest batch so far. */
