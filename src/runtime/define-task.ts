@@ -66,11 +66,11 @@ export interface RetryInfo {
   mode: string | undefined;
 }
 
-export interface TaskOptions<I, O> {
+export interface TaskOptions<I, O, S = unknown> {
   name: string;
   /** zod schema of the input; the run is refused (nothing stored) when the input fails it. */
   input?: z.ZodType<I>;
-  run: (input: I, ctx: TaskContext) => Promise<O> | O;
+  run: (input: I, ctx: TaskContext<S>) => Promise<O> | O;
   /** Timeout of the first attempt. @default the mode's timeout, else the per-agent timeout (2880 s) */
   timeout?: Duration;
   /** Research mode giving the default timeouts: codebase 60 s, docs 90 s, external 120 s, dual 180 s. */
@@ -93,8 +93,8 @@ export interface TaskOptions<I, O> {
   concurrency?: number;
   /** How long a finished run is kept. @default "24h" */
   ttl?: Duration;
-  /** Validates a checkpoint's state before it is handed back on resume. */
-  checkpointSchema?: z.ZodType;
+  /** Validates a checkpoint's state before it is handed back on resume; types `ctx.lastCheckpoint.state`. */
+  checkpointSchema?: z.ZodType<S>;
   /** Time-status thresholds and the degradation table behind ctx.shouldSkip / ctx.tool. */
   time?: { thresholds?: Partial<TimeThresholds>; degradation?: DegradationTableOptions };
   escalation?: EscalationOptions;
@@ -270,7 +270,7 @@ function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: s
   if (options.time) refuseUnknownKeys(options.time, TIME_KEYS, at('time'));
 }
 
-export function defineTask<I, O>(options: TaskOptions<I, O>): TaskDefinition<I, O> {
+export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): TaskDefinition<I, O> {
   if (typeof options !== 'object' || options === null)
     throw optionError('defineTask(options)', 'an object', options);
   if (typeof options.name !== 'string' || !TASK_NAME.test(options.name))

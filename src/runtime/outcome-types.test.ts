@@ -48,4 +48,25 @@ describe('outcome types', () => {
       },
     });
   });
+
+  it("ctx.lastCheckpoint.state has the checkpointSchema's type, and ctx.checkpoint takes only that", () => {
+    defineTask({
+      name: 'typed-checkpoint',
+      checkpointSchema: z.object({ next: z.number() }),
+      run: async (_: unknown, ctx) => {
+        expectTypeOf(ctx.lastCheckpoint?.state).toEqualTypeOf<{ next: number } | undefined>();
+        // @ts-expect-error — not the checkpoint's shape
+        await ctx.checkpoint({ next: 'three' });
+        await ctx.checkpoint({ next: 3 });
+        return null;
+      },
+    });
+    defineTask({
+      name: 'untyped-checkpoint',
+      run: async (_: unknown, ctx) => {
+        expectTypeOf(ctx.lastCheckpoint?.state).toEqualTypeOf<unknown>();
+        return null;
+      },
+    });
+  });
 });

@@ -59,7 +59,8 @@ export type WaitForResult<T> =
   | { status: 'received'; payload: T; signalId: string; sentAt: number }
   | { status: 'timeout'; timedOutAt: number };
 
-export interface TaskContext {
+/** `S`: the checkpoint state's type — the task's `checkpointSchema` gives it. */
+export interface TaskContext<S = unknown> {
   readonly runId: string;
   readonly rootId: string;
   readonly stepId: string | null;
@@ -73,13 +74,13 @@ export interface TaskContext {
   readonly log: Logger;
   readonly clock: Clock;
   /** The last valid checkpoint when this attempt resumes a run, else undefined. */
-  readonly lastCheckpoint: CheckpointView | undefined;
+  readonly lastCheckpoint: CheckpointView<S> | undefined;
   /** Outputs of the flow steps this step depends on, by step id. */
   readonly dependencies: Readonly<Record<string, DependencyOutput>>;
   /** Runs `fn` once per run: once its result is recorded, later attempts get the record instead. */
   step<T>(key: string, fn: () => T | Promise<T>): Promise<T>;
   /** Saves the task's state atomically; resumes start from the last one. Returns its sequence number. */
-  checkpoint(state: unknown, info?: CheckpointInfo): Promise<number>;
+  checkpoint(state: S, info?: CheckpointInfo): Promise<number>;
   /** Records findings as they come; a timeout returns them as the partial result. */
   partial(...findings: unknown[]): Promise<void>;
   /** Reports progress for the live view (persisted at most every 200 ms). */
