@@ -36,6 +36,10 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'dashboard.run_ms': { op: '<', value: 1_000 },
   'dashboard.run_phone_ms': { op: '<', value: 1_000 },
   'dashboard.deliveries_ms': { op: '<', value: 1_000 },
+  // Issue 11 item 3: retention keeps the file bounded and gc is fast.
+  'retention.gc_runs_per_s': { op: '>=', value: 10_000 },
+  'retention.growth_h3_to_h8': { op: '<=', value: 1.1 },
+  'retention.sweep_p99_ms': { op: '<=', value: 10 },
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },

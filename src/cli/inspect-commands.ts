@@ -244,12 +244,16 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
   }
 }
 
+/** How long one `baton gc` transaction deletes before it commits. */
+const GC_SLICE_MS = 200;
+
 export async function gcCommand(options: CommonOptions): Promise<number> {
   const store = await openStore(options.db, true);
   try {
     let total = 0;
     for (;;) {
-      const { runs } = await store.sweep();
+      // No deadlines to protect here: large slices, few commits.
+      const { runs } = await store.sweep({ sliceMs: GC_SLICE_MS });
       total += runs;
       if (runs === 0) break;
     }

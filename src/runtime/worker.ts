@@ -31,6 +31,9 @@ export interface WorkerOptions {
   sweepEveryMs?: number;
 }
 
+/** Sweep slices per housekeeping tick while expired runs remain (≈ 1,000+ trees a second at the default poll). */
+const SWEEPS_PER_TICK = 8;
+
 /** Runs claimed per store call; a worker with more free slots claims again at once. */
 const CLAIM_BATCH = 16;
 
@@ -294,8 +297,17 @@ export class Worker {
     // The wake timer fires when the earliest lease expires; half a lease keeps recovery prompt.
     if (now - this.lastRecovery >= this.leaseMs / 2) await this.recover();
     if (now - this.lastSweep >= this.sweepEveryMs) {
-      this.lastSweep = now;
-      await this.engine.store.sweep();
+      // Each sweep holds the loop for one write slice at most; a backlog is worked off a few slices
+      // per tick (each its own commit, so claims and deadlines get turns in between), and the sweep
+      // counts as done only when nothing expired is left.
+      let finished = false;
+      for (let i = 0; i < SWEEPS_PER_TICK && !this.stopped; i++) {
+        if ((await this.engine.store.sweep()).runs === 0) {
+          finished = true;
+          break;
+        }
+      }
+      if (finished) this.lastSweep = now;
     }
     // Timer rows are looked at when the wake timer fired (something came due) or once a poll.
     if (!this.timerDue && now - this.lastTimerCheck < this.currentPollMs) return;

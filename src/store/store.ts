@@ -96,6 +96,15 @@ export interface SweepResult {
   runs: number;
 }
 
+export interface SweepOptions {
+  /**
+   * Work one sweep may do before it commits and returns (callers sweep again until 0 runs come
+   * back). A worker keeps the default so deadlines stay on time; `baton gc` passes more. SQLite
+   * only. @default 4 ms (the write slice)
+   */
+  sliceMs?: number;
+}
+
 export type EventListener = (events: readonly BatonEvent[]) => void;
 
 export interface DeliveryTake {
@@ -248,6 +257,7 @@ export interface Store {
 
   // housekeeping
   /** Deletes runs whose TTL has passed, with everything they own. */
-  sweep(): Promise<SweepResult>;
+  /** Deletes expired run trees, a bounded amount per call: call until it returns 0 runs. */
+  sweep(options?: SweepOptions): Promise<SweepResult>;
   close(): Promise<void>;
 }

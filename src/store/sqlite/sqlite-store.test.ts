@@ -166,6 +166,41 @@ describe('SQLite store specifics', () => {
     expect(existsSync(join(dir, 'ro-missing.db'))).toBe(false);
   });
 
+  it('sweeps a backlog by the runs.root_id index, all of it when the slice allows, and returns space', async () => {
+    const clock = new ManualClock(T0);
+    const store = openSqliteStore(join(dir, 'sweep.db'), { clock });
+    const N = 1_200;
+    for (let i = 0; i < N; i += 200)
+      await store.createRuns(
+        Array.from({ length: 200 }, (_, j) => task(`x${i + j}`)),
+        Array.from({ length: 200 }, (_, j) => ({
+          runId: `x${i + j}`,
+          type: 'log:message' as const,
+          data: { level: 'info' as const, message: 'x'.repeat(2_000) },
+        })),
+      );
+    await store.createRuns([task('kept')], []);
+    const db = store.database;
+    // Finished runs whose TTL ends at T0 + 1 s; 'kept' lives longer.
+    db.prepare("UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id != 'kept'").run(T0 + 1_000);
+    db.prepare("UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id = 'kept'").run(T0 + 10_000);
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each('[]'))")
+      .all() as Array<{ detail: string }>;
+    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX runs_root/);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const pagesBefore = db.pragma('page_count', { simple: true }) as number;
+    await clock.advance(2_000);
+    // Under a manual clock the slice never runs out: one sweep takes the whole backlog (it was 500).
+    expect(await store.sweep()).toEqual({ runs: N });
+    expect(await store.sweep()).toEqual({ runs: 0 });
+    expect((await store.listRuns({})).map((r) => r.id)).toEqual(['kept']);
+    expect((db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(0);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(db.pragma('page_count', { simple: true }) as number).toBeLessThan(pagesBefore);
+    await store.close();
+  });
+
   it('applies migrations once when two connections open the same new file', () => {
     const path = join(dir, 'twice.db');
     const a = openSqliteStore(path);

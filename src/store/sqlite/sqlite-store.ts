@@ -30,6 +30,7 @@ import type {
   RunPatch,
   RunQuery,
   Store,
+  SweepOptions,
   SweepResult,
   TransitionGuard,
 } from '../store.ts';
@@ -317,9 +318,9 @@ export class SqliteStore implements Store {
     return signals.listSignals(this.ctx, runId, filter);
   }
 
-  sweep(): Promise<SweepResult> {
+  sweep(options?: SweepOptions): Promise<SweepResult> {
     this.guard();
-    return timers.sweep(this.ctx);
+    return timers.sweep(this.ctx, options);
   }
 
   async close(): Promise<void> {

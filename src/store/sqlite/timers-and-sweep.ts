@@ -2,8 +2,9 @@
 import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
 import { json, toEvent, toTimer } from '../rows.ts';
-import { type EventQuery, type SweepResult, TIMER_HOLD_MS } from '../store.ts';
+import { type EventQuery, type SweepOptions, type SweepResult, TIMER_HOLD_MS } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
+import { DEFAULT_SLICE_MS } from './write-queue.ts';
 
 export function addTimer(ctx: SqliteContext, t: TimerRecord): Promise<void> {
   const payload = json(t.payload);
@@ -68,31 +69,51 @@ export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEven
   return Promise.resolve((rows as Parameters<typeof toEvent>[0][]).map(toEvent));
 }
 
-const OWNED_TABLES = [
-  'steps',
-  'checkpoints',
-  'partials',
-  'events',
-  'timers',
-  'deliveries',
-  'signals',
-] as const;
+/** Tables whose rows belong to one run (events go by root: they carry it and have its index). */
+const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'timers', 'deliveries', 'signals'] as const;
 
-export function sweep(ctx: SqliteContext): Promise<SweepResult> {
+/**
+ * Expired trees deleted per statement batch; a sweep takes batches until its slice is spent. Small
+ * under the default slice (one batch must fit in it), large for `gc`'s long slices (fewer statements).
+ */
+const sweepBatch = (sliceMs: number) => (sliceMs >= 50 ? 256 : 64);
+
+/** Free pages returned to the disk per sweep (incremental auto-vacuum), 1 MB at 4 KB pages. */
+const VACUUM_PAGES = 256;
+
+/**
+ * Deletes expired run trees in batches until `sliceMs` of work is spent (at least one batch), in one
+ * write: the event loop is held no longer than a write slice, and the caller sweeps again for the
+ * rest. Freed pages are reused by later writes; on a file with incremental auto-vacuum a bounded
+ * number of them is also returned to the disk.
+ */
+export function sweep(ctx: SqliteContext, options: SweepOptions = {}): Promise<SweepResult> {
+  const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   return ctx.write(() => {
-    const roots = ctx
-      .stmt(
-        'SELECT id FROM runs WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ? LIMIT 500',
-      )
-      .all(ctx.now()) as Array<{ id: string }>;
-    if (roots.length === 0) return { runs: 0 };
-    const ids = json(roots.map((r) => r.id));
-    const owned = `SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each(?))`;
-    for (const table of OWNED_TABLES) ctx.stmt(`DELETE FROM ${table} WHERE run_id IN (${owned})`).run(ids);
-    const deleted = ctx
-      .stmt('DELETE FROM runs WHERE root_id IN (SELECT value FROM json_each(?))')
-      .run(ids).changes;
+    const started = ctx.clock.monotonic();
+    const batch = sweepBatch(sliceMs);
+    const expired = ctx.stmt(
+      'SELECT id FROM runs WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
+    );
+    const members = ctx.stmt('SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each(?))');
+    let deleted = 0;
+    for (;;) {
+      const roots = (expired.all(ctx.now(), batch) as Array<{ id: string }>).map((r) => r.id);
+      if (roots.length === 0) break;
+      const rootIds = json(roots);
+      const runIds = json((members.all(rootIds) as Array<{ id: string }>).map((r) => r.id));
+      ctx.stmt('DELETE FROM events WHERE root_id IN (SELECT value FROM json_each(?))').run(rootIds);
+      for (const table of OWNED_TABLES)
+        ctx.stmt(`DELETE FROM ${table} WHERE run_id IN (SELECT value FROM json_each(?))`).run(runIds);
+      deleted += ctx
+        .stmt('DELETE FROM runs WHERE root_id IN (SELECT value FROM json_each(?))')
+        .run(rootIds).changes;
+      if (roots.length < batch || ctx.clock.monotonic() - started >= sliceMs) break;
+    }
+    if (deleted === 0) return { runs: 0 };
     ctx.forgetRoots();
+    if (ctx.stmt('PRAGMA auto_vacuum').pluck().get() === 2)
+      ctx.stmt(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`).run();
     return { runs: deleted };
   });
 }

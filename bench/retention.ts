@@ -1,0 +1,135 @@
+/**
+ * Retention: does the file stay bounded, and how fast do expired runs go?
+ *
+ * - retention.file_mb_h3 / retention.file_mb_h8: the database file (main file after a WAL
+ *   checkpoint) after 3 and 8 simulated hours of steady creation — 120 runs a minute, each with 6
+ *   events of ~300 bytes, finished and kept for a TTL of one hour — with the worker's sweep every
+ *   10 simulated minutes (manual clock, real file). Bounded means h8 ≈ h3 (ratio printed as
+ *   retention.growth_h3_to_h8; it grew without limit before: 500 runs swept an hour).
+ * - retention.runs_h8: rows left in `runs` at hour 8 (≈ one TTL plus one sweep interval of runs).
+ * - retention.sweep_p50_ms / _p99_ms / _max_ms: single sweeps (one write, its commit and fsync
+ *   included, measured around the call) while a backlog of 50,000 expired runs is worked off with
+ *   the default 4 ms slice — what a sweep holds the event loop for. The max is one outlier on a
+ *   loaded machine (fsync stalls); the p99 is the figure to read.
+ * - retention.gc_runs_per_s: `baton gc`'s rate (200 ms slices) over another 50,000 expired runs,
+ *   median of 3. Target ≥ 10,000 (it was ≈ 74 before the runs.root_id index and batched sweeps).
+ */
+
+import type { NewEvent } from '../src/core/index.ts';
+import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
+import { ManualClock } from '../src/time/index.ts';
+import { median, withTempDir } from './_stats.ts';
+
+const PER_MINUTE = 120;
+const TTL_MS = 3_600_000;
+const SWEEP_EVERY_MIN = 10;
+const BACKLOG = 50_000;
+
+function fileMb(store: SqliteStore): number {
+  const db = store.database;
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const size = db.pragma('page_size', { simple: true }) as number;
+  return Math.round(((pages * size) / 1_048_576) * 100) / 100;
+}
+
+/** Creates `n` runs with 6 events each, finished at `now` with the TTL, in batches of 500. */
+async function addFinished(store: SqliteStore, prefix: string, n: number, expiresAt: number): Promise<void> {
+  for (let i = 0; i < n; i += 500) {
+    const ids = Array.from({ length: Math.min(500, n - i) }, (_, j) => `${prefix}${i + j}`);
+    const events: NewEvent[] = ids.flatMap((runId) =>
+      Array.from({ length: 6 }, (_, k) => ({
+        runId,
+        type: 'log:message' as const,
+        data: { level: 'info' as const, message: `event ${k} `.padEnd(300, '.') },
+      })),
+    );
+    await store.createRuns(
+      ids.map((id) => ({
+        id,
+        kind: 'task' as const,
+        name: 'work',
+        input: { id },
+        status: 'queued' as const,
+      })),
+      events,
+    );
+    store.database
+      .prepare(
+        "UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+      )
+      .run(expiresAt, JSON.stringify(ids));
+  }
+}
+
+async function steadyState(dir: string) {
+  const clock = new ManualClock('2026-11-22T00:00:00Z');
+  const store = openSqliteStore(`${dir}/steady.db`, { clock });
+  const sizes = new Map<number, number>();
+  let runsAtEnd = 0;
+  for (let minute = 1; minute <= 8 * 60; minute++) {
+    await addFinished(store, `m${minute}-`, PER_MINUTE, clock.now() + TTL_MS);
+    await clock.advance(60_000);
+    if (minute % SWEEP_EVERY_MIN === 0) while ((await store.sweep()).runs > 0);
+    if (minute === 3 * 60 || minute === 8 * 60) sizes.set(minute / 60, fileMb(store));
+  }
+  runsAtEnd = (store.database.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+  await store.close();
+  return { h3: sizes.get(3) ?? 0, h8: sizes.get(8) ?? 0, runsAtEnd };
+}
+
+/** Each sweep's time (its write and commit, measured around the call), p50 / p99 / max. */
+async function sweepSlices(dir: string): Promise<{ p50: number; p99: number; max: number }> {
+  const store = openSqliteStore(`${dir}/slices.db`);
+  await addFinished(store, 's', BACKLOG, Date.now() - 1);
+  const times: number[] = [];
+  for (;;) {
+    const t0 = performance.now();
+    const { runs } = await store.sweep();
+    times.push(performance.now() - t0);
+    if (runs === 0) break;
+  }
+  await store.close();
+  times.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round((times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? 0) * 100) / 100;
+  return { p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+async function gcRate(dir: string, round: number): Promise<number> {
+  const store = openSqliteStore(`${dir}/gc${round}.db`);
+  await addFinished(store, 'g', BACKLOG, Date.now() - 1);
+  const t0 = performance.now();
+  let total = 0;
+  for (;;) {
+    const { runs } = await store.sweep({ sliceMs: 200 });
+    total += runs;
+    if (runs === 0) break;
+  }
+  const seconds = (performance.now() - t0) / 1_000;
+  await store.close();
+  return Math.round(total / seconds);
+}
+
+export default async function bench(): Promise<Array<{ metric: string; value: number; unit: string }>> {
+  return withTempDir('retention', async (dir) => {
+    const steady = await steadyState(dir);
+    const sweepMax = await sweepSlices(dir);
+    const rates: number[] = [];
+    for (let i = 0; i < 3; i++) rates.push(await gcRate(dir, i));
+    return [
+      { metric: 'retention.file_mb_h3', value: steady.h3, unit: 'MB' },
+      { metric: 'retention.file_mb_h8', value: steady.h8, unit: 'MB' },
+      {
+        metric: 'retention.growth_h3_to_h8',
+        value: Math.round((steady.h8 / steady.h3) * 100) / 100,
+        unit: '×',
+      },
+      { metric: 'retention.runs_h8', value: steady.runsAtEnd, unit: 'runs' },
+      { metric: 'retention.sweep_p50_ms', value: sweepMax.p50, unit: 'ms' },
+      { metric: 'retention.sweep_p99_ms', value: sweepMax.p99, unit: 'ms' },
+      { metric: 'retention.sweep_max_ms', value: sweepMax.max, unit: 'ms' },
+      { metric: 'retention.gc_runs_per_s', value: median(rates), unit: 'runs/s' },
+    ];
+  });
+}
