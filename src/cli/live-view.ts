@@ -57,7 +57,7 @@ export function formatRow(row: StepRow, now: number, labelWidth: number): string
 
 export function createLiveView(
   rootId: string,
-  options: { tty: boolean; now: () => number; out?: NodeJS.WriteStream },
+  options: { tty: boolean; now: () => number; out?: NodeJS.WriteStream; shown?: ReadonlySet<string> },
 ) {
   const view = newRunView(rootId);
   const out = options.out ?? process.stderr;
@@ -68,6 +68,8 @@ export function createLiveView(
       onEvent(e: BatonEvent, quiet = false) {
         applyEvent(view, e);
         if (quiet) return;
+        if (e.type === 'log:message' && options.shown?.has(String((e.data as { message?: unknown }).message)))
+          return;
         const t = new Date(e.at).toISOString().slice(11, 23);
         const text = describeEvent(e);
         out.write(`${t}  ${short(e.runId).padEnd(12)}  ${e.type.padEnd(18)}  ${text}\n`);

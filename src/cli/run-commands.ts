@@ -1,6 +1,12 @@
 /** `baton run` and `baton resume`: start or continue a run here, show it live, print how it ended. */
 import { readFileSync } from 'node:fs';
-import { BatonError, type DecisionRequest, isBatonError, isTerminal } from '../core/index.ts';
+import {
+  BatonError,
+  type DecisionRequest,
+  FAST_MODE_WARNING,
+  isBatonError,
+  isTerminal,
+} from '../core/index.ts';
 import {
   type Baton,
   type BatonOptions,
@@ -65,13 +71,17 @@ export interface FollowRunOptions {
   quietPast?: boolean;
   /** Ask on the terminal when a run needs a decision. @default false */
   interactive?: boolean;
+  /** Warnings already shown (not repeated from the run's log events); in --json output as `warnings`. */
+  warnings?: string[];
 }
 
 /** Follows the run until it ends, showing it live (or quietly with --json), then summarizes it. */
 export async function followRun(baton: Baton, id: string, options: FollowRunOptions = {}): Promise<number> {
   const json = options.json ?? false;
   const tty = Boolean(process.stderr.isTTY) && !json;
-  const live = json ? undefined : createLiveView(id, { tty, now: () => baton.clock.now() });
+  const live = json
+    ? undefined
+    : createLiveView(id, { tty, now: () => baton.clock.now(), shown: new Set(options.warnings ?? []) });
   const pastUntil = options.quietPast ? await lastEventId(baton, id) : 0;
   const onSigint = () => {
     live?.stop();
@@ -100,7 +110,7 @@ export async function followRun(baton: Baton, id: string, options: FollowRunOpti
     process.removeListener('SIGINT', onSigint);
   }
   const outcome = await baton.result(id);
-  return summarize(outcome, json, options.notes ?? [], options.showOutput ?? true);
+  return summarize(outcome, json, options.notes ?? [], options.showOutput ?? true, options.warnings ?? []);
 }
 
 async function onlyDecisionsLeft(baton: Baton, id: string): Promise<boolean> {
@@ -166,13 +176,19 @@ async function lastEventId(baton: Baton, id: string): Promise<number> {
   }
 }
 
-function summarize(outcome: RunOutcome, json: boolean, notes: string[], showOutput = true): number {
+function summarize(
+  outcome: RunOutcome,
+  json: boolean,
+  notes: string[],
+  showOutput = true,
+  warnings: string[] = [],
+): number {
   const { run } = outcome;
   const code =
     outcome.status === 'succeeded' || outcome.status === 'partial' ? ExitCode.ok : ExitCode.runFailed;
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ id: outcome.id, status: outcome.status, output: outcome.output ?? null, error: run.error, notes })}\n`,
+      `${JSON.stringify({ id: outcome.id, status: outcome.status, output: outcome.output ?? null, error: run.error, notes, ...(warnings.length > 0 ? { warnings } : {}) })}\n`,
     );
     return code;
   }
@@ -221,11 +237,13 @@ export async function runCommand(
           : {}),
     });
     if (!options.json) process.stderr.write(`started ${run.id} on ${store.location}\n`);
-    if (options.fastMode && !options.json)
-      process.stderr.write(
-        'Fast mode: Research timeouts reduced by 50%\nResearch quality may be lower. For thorough research, omit --fast-mode.\n',
-      );
-    return await followRun(baton, run.id, { json: options.json ?? false, interactive });
+    // The warning once, here: the steps' own copies (one log event per step) are not repeated.
+    if (options.fastMode && !options.json) process.stderr.write(`${FAST_MODE_WARNING}\n`);
+    return await followRun(baton, run.id, {
+      json: options.json ?? false,
+      interactive,
+      ...(options.fastMode ? { warnings: [FAST_MODE_WARNING] } : {}),
+    });
   } finally {
     await baton.close();
     await store.close();
