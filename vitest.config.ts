@@ -7,8 +7,11 @@ import { defineConfig } from 'vitest/config';
  * chaos tests, the demo, the HTTP checklist, the installed package. `npm test` runs both.
  *
  * A test beside the code that must start processes is named `*.process.test.ts` and runs in `e2e`.
+ * The fast lane shares one module graph per worker (below); a fast test that needs a fresh one is
+ * named `*.isolated.test.ts` and runs in `fast-isolated`, which `test:fast` includes.
  */
 const PROCESS_TESTS = 'src/**/*.process.test.ts';
+const ISOLATED_TESTS = 'src/**/*.isolated.test.ts';
 
 export default defineConfig({
   test: {
@@ -22,13 +25,19 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['src/**/*.test.ts'],
-          exclude: [PROCESS_TESTS],
+          exclude: [PROCESS_TESTS, ISOLATED_TESTS],
           // Unit tests share no global state (no chdir, no TZ, no fake global timers: time comes
-          // from the injected clock), so one module graph per thread is safe. Re-importing it for
+          // from the injected clock), so one module graph per worker is safe. Re-importing it for
           // each of ~95 files cost ~35 s of the lane's 65 s on this 2-core machine.
-          pool: 'threads',
           isolate: false,
         },
+      },
+      {
+        extends: true,
+        // Worker-thread tests: on Node 24 a worker thread's better-sqlite3 statements finalized
+        // after its environment is gone abort the whole process (RemoveEnvironmentCleanupHook
+        // assertion), which in a shared worker takes every later file down with it.
+        test: { name: 'fast-isolated', include: [ISOLATED_TESTS] },
       },
       {
         extends: true,
