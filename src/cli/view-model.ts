@@ -162,7 +162,8 @@ export function describeEvent(e: BatonEvent): string {
     case 'step:replayed':
       return `${d.count} memoized step(s) taken from the record, not redone`;
     case 'attempt:retrying':
-      return `retry ${d.nextAttempt} in ${formatDuration(Number(d.waitMs))}${d.nextTimeoutMs ? ` with timeout ${formatDuration(Number(d.nextTimeoutMs))}` : ''}`;
+      // Attempt 2 is the first retry: "retry 1 (attempt 2)".
+      return `retry ${Number(d.nextAttempt) - 1} (attempt ${d.nextAttempt}) in ${formatDuration(Number(d.waitMs))}${d.nextTimeoutMs ? ` with timeout ${formatDuration(Number(d.nextTimeoutMs))}` : ''}`;
     case 'attempt:failed':
     case 'run:failed':
       return `${e.type === 'run:failed' ? 'failed' : `attempt ${d.attempt} failed`}: ${(d.error as { message: string }).message}`;
