@@ -25,7 +25,7 @@ import {
 import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
-import { resultDelivery, scheduleOf } from './scheduled-delivery.ts';
+import { deliversToolResult, resultDelivery } from './scheduled-delivery.ts';
 
 /** What a run waiting for a decision keeps in its meta. */
 export interface PendingDecision {
@@ -231,7 +231,7 @@ async function applyDecision(
     end: NewEvent,
   ): Promise<RunRecord> => {
     // A scheduled tool's outcome is delivered now: nothing is left to wait for.
-    const delivery = scheduleOf(run)
+    const delivery = deliversToolResult(run)
       ? resultDelivery(
           run,
           { status, output: extra.output, error: extra.error ?? null },

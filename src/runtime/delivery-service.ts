@@ -14,7 +14,13 @@ import {
 import type { DeliveryRecord } from '../store/index.ts';
 import type { Engine } from './engine.ts';
 import { ttlOf } from './finish-attempt.ts';
-import { progressDelivery, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
+import {
+  dueAtOnce,
+  progressDelivery,
+  type RunSchedule,
+  resultDelivery,
+  scheduleOf,
+} from './scheduled-delivery.ts';
 
 /** A delivery as a callback receives it: the protocol payload and its idempotency key. */
 export interface Delivered {
@@ -64,7 +70,8 @@ export async function onDeliveryDue(engine: Engine, runId: string): Promise<void
       );
       return;
     }
-    if (run.meta.progressSentAt !== undefined) return;
+    // A due time already past when the tool was called means "at once": no notice ahead of the result.
+    if (run.meta.progressSentAt !== undefined || dueAtOnce(scheduleOf(run) as RunSchedule)) return;
     const p = await progressDelivery(
       run,
       now,

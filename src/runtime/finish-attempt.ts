@@ -18,7 +18,7 @@ import {
 import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
-import { logFinishedEarly, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
+import { deliversToolResult, logFinishedEarly, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
 
 export interface AttemptSummary {
   run: RunRecord;
@@ -101,7 +101,7 @@ export async function finishSucceeded(
       { fence: s.fence },
     );
   }
-  const delivery = schedule
+  const delivery = deliversToolResult(s.run)
     ? resultDelivery(
         s.run,
         { status: 'succeeded', output: output ?? null },
@@ -140,7 +140,7 @@ export async function finishFailed(
   const now = engine.clock.now();
   const serialized = serializeError(error);
   // A scheduled tool's error is delivered at once, never held until its due time.
-  const delivery = scheduleOf(s.run)
+  const delivery = deliversToolResult(s.run)
     ? resultDelivery(
         s.run,
         { status: 'failed', error: serialized },

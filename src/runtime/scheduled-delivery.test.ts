@@ -176,6 +176,48 @@ describe('scheduled delivery', () => {
     expect(out.status).toBe('succeeded');
     const result = (await events(run.id)).find((e) => e.type === 'tool:result');
     expect(result?.data).toMatchObject({ late: true });
+    // The tool finished early; only the delivery was late, so no "工具延迟完成" line.
+    expect(logs.map((l) => l.msg)).not.toContain('Schedule 延迟反馈: 工具延迟完成');
+  });
+
+  it('delivers a schedule already past the moment the result exists, with no in-progress notice first', async () => {
+    open();
+    const run = await baton.start(drawing(30_000), { prompt: 'now', schedule: '2026-11-22T11:00:00Z' });
+    await eventOf(baton, 'attempt:started', run.id);
+    await clock.advance(30_000);
+    expect((await run.result()).status).toBe('succeeded');
+    const types = (await events(run.id)).map((e) => e.type);
+    expect(types).not.toContain('tool:choice');
+    const result = (await events(run.id)).find((e) => e.type === 'tool:result');
+    expect(result).toMatchObject({ at: t0 + 30_000, data: { status: 'succeeded', late: false } });
+    expect(logs.filter((l) => l.label === 'SCHEDULE').map((l) => l.msg)).toEqual(['Schedule 延迟反馈启用']);
+    await baton.worker?.idle();
+    await clock.advance(1);
+    expect(delivered.map((d) => d.kind)).toEqual(['tool_result']);
+  });
+
+  it('emits the tool_result of a tool called without a schedule, as an event and to onDelivery', async () => {
+    open();
+    const run = await baton.start(drawing(1_000), { prompt: 'plain' });
+    await eventOf(baton, 'attempt:started', run.id);
+    await clock.advance(1_000);
+    expect((await run.result()).status).toBe('succeeded');
+    const flow = (await events(run.id)).map((e) => e.type).filter((t) => t.startsWith('tool:'));
+    expect(flow).toEqual(['tool:args', 'tool:result']);
+    const result = (await events(run.id)).find((e) => e.type === 'tool:result');
+    expect(result?.data).toMatchObject({
+      type: 'tool_result',
+      aiName: 'image_draw',
+      status: 'succeeded',
+      result: { image: 'drawing of plain', sawSchedule: false },
+      late: false,
+    });
+    expect(result?.data).not.toHaveProperty('scheduled');
+    await advanceUntil(clock, async () => delivered.length > 0);
+    expect(delivered.map((d) => [d.kind, d.idempotencyKey, d.payload.status])).toEqual([
+      ['tool_result', `${run.id}:tool_result:callback`, 'succeeded'],
+    ]);
+    expect(logs.some((l) => l.label === 'SCHEDULE')).toBe(false);
   });
 
   it('posts each delivery once to a real webhook, signed, retrying a failed post with the same key', async () => {

@@ -42,6 +42,30 @@ export function scheduleOf(run: RunRecord): RunSchedule | undefined {
   return run.options.schedule as RunSchedule | undefined;
 }
 
+/** What a tool run without a schedule keeps: its result is still a `tool_result` (protocol 004). */
+export interface ToolResultTarget {
+  aiName: string;
+  deliverTo: DeliveryTargets;
+}
+
+/** The tool name and targets of a run whose outcome is delivered as a `tool_result`, if it is one. */
+function toolTargetOf(run: RunRecord): { aiName: string; deliverTo?: DeliveryTargets } | undefined {
+  return scheduleOf(run) ?? (run.options.toolResult as ToolResultTarget | undefined);
+}
+
+/** Whether the run's outcome goes out as a `tool_result`: a tool's run, scheduled or not. */
+export function deliversToolResult(run: RunRecord): boolean {
+  return toolTargetOf(run) !== undefined;
+}
+
+/**
+ * Whether the due time had passed when the tool was called: then there is nothing to hold and no
+ * in-progress notice to send — the result goes out the moment it exists (004: 绝对时间已过，立刻反馈).
+ */
+export function dueAtOnce(s: RunSchedule): boolean {
+  return s.delayMs === 0;
+}
+
 export function dueTimerId(runId: string): string {
   return `delivery-due:${runId}`;
 }
@@ -60,7 +84,7 @@ function channelRows(
   payload: Record<string, unknown>,
   fallback: DeliveryTargets,
 ): NewDelivery[] {
-  const targets = storedTargets(scheduleOf(run)?.deliverTo) ?? fallback;
+  const targets = storedTargets(toolTargetOf(run)?.deliverTo) ?? fallback;
   const rows: NewDelivery[] = [];
   const add = (channel: string, route: string, target: Record<string, unknown>) =>
     rows.push({
@@ -85,7 +109,12 @@ export interface ResultDelivery {
   effects: Effects;
 }
 
-/** The tool_result for a run's outcome, to write with the transition that ends the run. */
+/**
+ * The tool_result for a run's outcome, to write with the transition that ends the run. `late` says
+ * the result reached the user more than LATE_AFTER_MS after a due time that was still ahead when the
+ * tool was called (a tool that ran long, or a due time that passed while Baton was down); the
+ * protocol's "工具延迟完成" log line is written only for a tool that finished after such a due time.
+ */
 export function resultDelivery(
   run: RunRecord,
   outcome: { status: 'succeeded' | 'partial' | 'failed'; output?: unknown; error?: SerializedError | null },
@@ -93,20 +122,22 @@ export function resultDelivery(
   channels: DeliveryTargets,
   log: Logger,
 ): ResultDelivery {
-  const s = scheduleOf(run) as RunSchedule;
-  const late = now - s.at > LATE_AFTER_MS;
+  const target = toolTargetOf(run) as { aiName: string };
+  const s = scheduleOf(run);
+  const overdue = s !== undefined && !dueAtOnce(s) && now > s.at;
   const payload: Record<string, unknown> = {
     type: 'tool_result',
-    aiName: s.aiName,
+    aiName: target.aiName,
     runId: run.id,
     status: outcome.status,
     ...(outcome.output !== undefined ? { result: outcome.output } : {}),
     ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
-    scheduled: scheduled(s),
+    ...(s ? { scheduled: scheduled(s) } : {}),
     delivered_at: new Date(now).toISOString(),
-    late,
+    late: overdue && now - (s?.at ?? now) > LATE_AFTER_MS,
   };
-  if (now > s.at)
+  // A held result delivered from `waiting: delivery` finished early, however late it goes out.
+  if (s && overdue && run.status === 'running')
     log.info(
       { label: 'SCHEDULE', aiName: s.aiName, totalMs: now - (run.startedAt ?? run.createdAt) },
       'Schedule 延迟反馈: 工具延迟完成',
@@ -115,7 +146,7 @@ export function resultDelivery(
     events: [newEvent(run.id, 'tool:result', payload as never)],
     effects: {
       deliveries: channelRows(run, 'tool_result', payload, channels),
-      cancelTimers: [dueTimerId(run.id)],
+      ...(s ? { cancelTimers: [dueTimerId(run.id)] } : {}),
     },
   };
 }

@@ -17,13 +17,13 @@ import {
   validatePlan,
 } from '../core/index.ts';
 import { hasReferences, referencedTaskIds } from '../refs/index.ts';
-import type { ParsedSchedule } from '../schedule/index.ts';
 import type { NewRun, TimerRecord } from '../store/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { FlowDefinition } from './define-flow.ts';
 import { inputProblems, parseTaskInput, type TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
-import { dueTimerId, logScheduleEnabled, type RunSchedule } from './scheduled-delivery.ts';
+import { logScheduleEnabled } from './scheduled-delivery.ts';
+import { argsEvent, dueTimers, scheduleInput, type ToolInput } from './tool-input.ts';
 
 export interface StartOptions {
   /** Your own id for the run (idempotency: a second start with the same id is refused). */
@@ -142,6 +142,7 @@ export async function startTask(
           ...runOptions(options),
           ...(task.ttlMs !== null ? { ttlMs: task.ttlMs } : {}),
           ...(tool.schedule ? { schedule: tool.schedule } : {}),
+          ...(tool.toolResult ? { toolResult: tool.toolResult } : {}),
         },
       },
     ],
@@ -154,7 +155,7 @@ export async function startTask(
       ...(tool.isTool ? [argsEvent(id, task.name, input, tool.schedule)] : []),
       newEvent(id, 'run:queued', { reason: 'created' }),
     ],
-    tool.schedule ? { timers: [dueTimer(engine, id, tool.schedule)] } : undefined,
+    tool.schedule ? { timers: dueTimers(engine, id, tool.schedule) } : undefined,
   );
   if (delay <= 0) engine.offer([id]);
   await created;
@@ -237,7 +238,7 @@ export async function startFlow(
     },
   });
   addReferenceEdges(plan, problems);
-  const schedules = new Map<string, { input: unknown; schedule?: RunSchedule; isTool: boolean }>();
+  const schedules = new Map<string, ToolInput>();
   for (const step of plan.steps) {
     const task = engine.tasks.get(step.task);
     if (!task) continue;
@@ -284,7 +285,7 @@ export async function startFlow(
     const ready = step.dependsOn.length === 0;
     const tool = schedules.get(step.id);
     if (tool?.schedule) {
-      timers.push(dueTimer(engine, childId, tool.schedule));
+      timers.push(...dueTimers(engine, childId, tool.schedule));
       logScheduleEnabled(engine.logger, tool.schedule);
     }
     runs.push({
@@ -303,6 +304,7 @@ export async function startFlow(
       options: {
         ...runOptions(options),
         ...(tool?.schedule ? { schedule: tool.schedule } : {}),
+        ...(tool?.toolResult ? { toolResult: tool.toolResult } : {}),
         ...(step.transfer !== undefined ? { transfer: step.transfer } : {}),
       },
     });
@@ -320,74 +322,4 @@ export async function startFlow(
   engine.offer(plan.steps.filter((step) => step.dependsOn.length === 0).map((step) => `${id}.${step.id}`));
   await created;
   return id;
-}
-
-/**
- * Only a tool whose schema declares `schedule` accepts one (protocol 004); the schedule is read now,
- * relative to the start, and removed from the arguments the tool will see.
- */
-function scheduleInput(
-  engine: Engine,
-  task: TaskDefinition,
-  args: unknown,
-): { input: unknown; schedule?: RunSchedule; isTool: boolean } {
-  // A tool (src/tools) carries prepareArgs; looked up structurally so the engine does not import tools.
-  const prepareArgs = (task as Partial<SchedulableTask>).prepareArgs;
-  if (typeof prepareArgs !== 'function') return { input: args, isTool: false };
-  const prepared = prepareArgs(args, {
-    now: engine.clock.now(),
-    ...engine.scheduling,
-    check: !hasReferences(args),
-  });
-  if (!prepared.schedule) return { input: prepared.args, isTool: true };
-  const { past: _past, ...schedule } = prepared.schedule;
-  // The targets are fixed now, so whichever process finishes the run delivers to the same places.
-  const deliverTo = {
-    ...engine.delivery.channels,
-    webhooks: engine.delivery.channels.webhooks.map((w) => ({ ...w })),
-  };
-  return { input: prepared.args, schedule: { ...schedule, aiName: task.name, deliverTo }, isTool: true };
-}
-
-/** What the engine needs of a tool definition (see src/tools `defineTool`). */
-interface SchedulableTask {
-  prepareArgs(
-    args: unknown,
-    options: { now: number; defaultTimezone?: string; horizonMs?: number; check?: boolean },
-  ): { args: unknown; schedule?: ParsedSchedule };
-}
-
-function dueTimer(engine: Engine, runId: string, schedule: RunSchedule): TimerRecord {
-  return {
-    id: dueTimerId(runId),
-    runId,
-    kind: 'delivery-due',
-    dueAt: schedule.at,
-    payload: { runId },
-    createdAt: engine.clock.now(),
-  };
-}
-
-function argsEvent(
-  runId: string,
-  aiName: string,
-  args: unknown,
-  schedule: RunSchedule | undefined,
-): NewEvent {
-  return newEvent(runId, 'tool:args', {
-    type: 'args',
-    aiName,
-    args,
-    ...(schedule
-      ? {
-          schedule: {
-            text: schedule.text,
-            at: schedule.iso,
-            delayMs: schedule.delayMs,
-            language: schedule.language,
-            timezone: schedule.timezone,
-          },
-        }
-      : {}),
-  });
 }
