@@ -55,7 +55,14 @@ export {
   type ResolvedReference,
   type Resolver,
 } from './resolver.ts';
-export type { RefPermissions, ResolveOptions, ResolverOptions } from './resolver-options.ts';
+export {
+  checkRunsPermission,
+  type RefPermissions,
+  type ResolveOptions,
+  type ResolverOptions,
+  type RunsPermission,
+  RunsPermissions,
+} from './resolver-options.ts';
 export {
   type SqlExecutor,
   type SqlStatement,

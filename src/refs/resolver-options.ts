@@ -38,7 +38,17 @@ export interface RefPermissions {
   roots?: string[];
   /** Declared tables the task may query; default all. */
   tables?: string[];
+  /**
+   * Whose data the task may read: `"flow"` — task outputs and scoped table rows (the run history)
+   * of its own flow only, i.e. records whose scope equals the resolution's `scope`; `"any"` —
+   * every run's, an explicit grant for tasks that must look across flows (an auditor).
+   * @default "flow"
+   */
+  runs?: RunsPermission;
 }
+
+export const RunsPermissions = ['flow', 'any'] as const;
+export type RunsPermission = (typeof RunsPermissions)[number];
 
 export interface ResolveOptions {
   permissions?: RefPermissions;
@@ -46,6 +56,12 @@ export interface ResolveOptions {
   fallback?: FallbackConfigInput;
   /** The caller's cancellation: aborting rejects with its reason (not a resolution failure). */
   signal?: AbortSignal;
+  /**
+   * The scope the resolution reads within (Baton: the run's root run id). A task output whose
+   * record has another scope, and rows of a scoped table outside it, are REF_PERMISSION_DENIED
+   * unless `permissions.runs` is `"any"`; without a scope, scoped records are not readable at all.
+   */
+  scope?: string;
 }
 
 export interface CheckedOptions {
@@ -112,6 +128,8 @@ export function checkResolverOptions(o: ResolverOptions): CheckedOptions {
 export interface CheckedResolveOptions {
   roots: string[] | undefined;
   tables: string[] | undefined;
+  /** Records of this scope only; null: any scope (permissions.runs "any"); undefined: none scoped. */
+  scope: string | null | undefined;
   fallback: FallbackConfig | undefined;
   signal: AbortSignal | undefined;
 }
@@ -123,10 +141,21 @@ const stringArray = (v: unknown, field: string): string[] | undefined => {
   return v;
 };
 
+/** `permissions.runs`, checked where a task is defined and again where it is used. */
+export function checkRunsPermission(v: unknown, field = 'permissions.runs'): RunsPermission {
+  if (v === undefined) return 'flow';
+  if (!(RunsPermissions as readonly unknown[]).includes(v)) throw option(field, '"flow" or "any"', v);
+  return v as RunsPermission;
+}
+
 export function checkResolveOptions(o: ResolveOptions | undefined): CheckedResolveOptions {
+  if (o?.scope !== undefined && (typeof o.scope !== 'string' || o.scope === ''))
+    throw option('scope', 'a non-empty string', o.scope);
+  const runs = checkRunsPermission(o?.permissions?.runs);
   return {
     roots: stringArray(o?.permissions?.roots, 'permissions.roots'),
     tables: stringArray(o?.permissions?.tables, 'permissions.tables'),
+    scope: runs === 'any' ? null : o?.scope,
     fallback: o?.fallback === undefined ? undefined : parseFallbackConfig(o.fallback, 'fallback'),
     signal: o?.signal,
   };

@@ -233,7 +233,12 @@ class RefResolver implements Resolver {
         return resolveTaskOutput(
           ref,
           filterError,
-          { getTaskOutput: o.getTaskOutput, jsonPath: this.jsonPath, summarize: o.summarize },
+          {
+            getTaskOutput: o.getTaskOutput,
+            jsonPath: this.jsonPath,
+            summarize: o.summarize,
+            scope: opts.scope,
+          },
           signal,
         );
       case 'file':
@@ -246,6 +251,7 @@ class RefResolver implements Resolver {
         return resolveDbQuery(ref, o.catalog, o.sql, {
           maxLimit: o.maxQueryLimit,
           permittedTables: opts.tables,
+          scope: opts.scope,
         });
     }
   }

@@ -211,3 +211,49 @@ describe('statements', () => {
     expect(lite.params).toEqual(pg.params.map((p) => (p === true ? 1 : p)));
   });
 });
+
+describe('scoped tables (a run reads its own flow rows only)', () => {
+  let scoped: Resolver;
+  beforeAll(() => {
+    scoped = createResolver({
+      tables: { logs: { columns: ['root_id', 'event'], source: 'scoped_logs', scopeColumn: 'root_id' } },
+      sql: sqliteExecutor(db),
+      clock: new ManualClock(),
+      getTaskOutput: async () => ({ status: 'missing' }),
+    });
+    db.exec(`CREATE TABLE scoped_logs (root_id TEXT, event TEXT);
+      INSERT INTO scoped_logs VALUES ('flow-a', 'a1'), ('flow-a', 'a2'), ('flow-b', 'b1')`);
+  });
+  const read = (opts: Parameters<Resolver['resolveReference']>[1]) =>
+    scoped.resolveReference({ ref_type: 'db_query', table: 'logs', select: ['event'] }, opts);
+
+  it("returns only the scope's rows, even when a condition asks for another scope", async () => {
+    expect(await read({ scope: 'flow-b' })).toMatchObject({ ok: true, value: [{ event: 'b1' }] });
+    const other = await scoped.resolveReference(
+      {
+        ref_type: 'db_query',
+        table: 'logs',
+        conditions: [{ field: 'root_id', operator: 'eq', value: 'flow-a' }],
+      },
+      { scope: 'flow-b' },
+    );
+    expect(other).toMatchObject({ ok: true, value: [] });
+  });
+
+  it('refuses a scoped table to a resolution without a scope, and reads all rows with runs "any"', async () => {
+    const err = await read({}).catch((e: unknown) => e);
+    expect(isBatonError(err, 'REF_PERMISSION_DENIED')).toBe(true);
+    expect((err as Error).message).toContain('"logs" is scoped');
+    const all = await read({ scope: 'flow-b', permissions: { runs: 'any' } });
+    expect(all.ok && (all.value as unknown[]).length).toBe(3);
+  });
+
+  it('refuses a scope column that is not a plain identifier, and a bad runs permission', async () => {
+    expect(() => compileTables({ t: { columns: ['a'], scopeColumn: 'a; --' } })).toThrow(
+      'tables.t.scopeColumn',
+    );
+    const err = await read({ scope: 'x', permissions: { runs: 'all' as never } }).catch((e: unknown) => e);
+    expect(isBatonError(err, 'INVALID_OPTION')).toBe(true);
+    expect((err as Error).message).toContain('permissions.runs');
+  });
+});

@@ -25,6 +25,12 @@ export interface TableDeclaration {
   columns: readonly string[];
   /** The real table or view (may be `schema.name`). @default the declared name */
   source?: string;
+  /**
+   * A column that confines every read to the resolution's scope (`"root_id"` for Baton's run
+   * history: a run reads its own flow's rows). Without a scope the table is not readable; a
+   * resolution permitted `runs: "any"` reads all rows.
+   */
+  scopeColumn?: string;
 }
 
 export type TableDeclarations = Readonly<Record<string, TableDeclaration>>;
@@ -51,14 +57,17 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Validated declarations, looked up by own name only (no prototype keys). */
-export type TableCatalog = ReadonlyMap<
-  string,
-  { columns: ReadonlySet<string>; source: string; ordered: string[] }
->;
+interface CompiledTable {
+  columns: ReadonlySet<string>;
+  source: string;
+  ordered: string[];
+  scopeColumn: string | undefined;
+}
+export type TableCatalog = ReadonlyMap<string, CompiledTable>;
 
 /** Checks configured tables once; errors are INVALID_OPTION naming `tables.<name>…`. */
 export function compileTables(tables: TableDeclarations | undefined): TableCatalog {
-  const out = new Map<string, { columns: ReadonlySet<string>; source: string; ordered: string[] }>();
+  const out = new Map<string, CompiledTable>();
   for (const [name, decl] of Object.entries(tables ?? {})) {
     const field = `tables.${name}`;
     const fail = (f: string, expected: string, got: unknown) =>
@@ -78,7 +87,10 @@ export function compileTables(tables: TableDeclarations | undefined): TableCatal
       source.split('.').length > 2
     )
       throw fail(`${field}.source`, 'a table or view name, optionally schema-qualified', source);
-    out.set(name, { columns: new Set(columns), source, ordered: [...columns] });
+    const scopeColumn = decl.scopeColumn;
+    if (scopeColumn !== undefined && (typeof scopeColumn !== 'string' || !IDENTIFIER.test(scopeColumn)))
+      throw fail(`${field}.scopeColumn`, 'a plain SQL identifier', scopeColumn);
+    out.set(name, { columns: new Set(columns), source, ordered: [...columns], scopeColumn });
   }
   return out;
 }
@@ -91,6 +103,8 @@ export interface BuildOptions {
   maxLimit: number;
   /** The task's permitted tables; undefined for all declared ones. */
   permittedTables?: readonly string[] | undefined;
+  /** Rows of scoped tables with this scope only; null: all rows; undefined: scoped tables refused. */
+  scope?: string | null | undefined;
 }
 
 export function buildSelect(
@@ -120,9 +134,18 @@ export function buildSelect(
   const selected = (ref.select ?? table.ordered).map((c, i) => column(c, `select[${i}]`));
   const source = table.source.split('.').map(quote).join('.');
   let sql = `SELECT ${selected.join(', ')} FROM ${source}`;
-  const where = (ref.conditions ?? []).map((c, i) =>
-    condition(c, column(c.field, `conditions[${i}].field`), bind),
-  );
+  const where: string[] = [];
+  if (table.scopeColumn !== undefined && opts.scope !== null) {
+    if (opts.scope === undefined)
+      throw denied(
+        `table ${JSON.stringify(ref.table)} is scoped: it is readable only within a scope (a run's own flow)`,
+        'table',
+      );
+    where.push(`${quote(table.scopeColumn)} = ${bind(opts.scope)}`);
+  }
+  (ref.conditions ?? []).forEach((c, i) => {
+    where.push(condition(c, column(c.field, `conditions[${i}].field`), bind));
+  });
   if (where.length > 0) sql += ` WHERE ${where.join(' AND ')}`;
   if (ref.order_by)
     sql += ` ORDER BY ${column(ref.order_by.field, 'order_by.field')} ${ref.order_by.direction === 'desc' ? 'DESC' : 'ASC'}`;

@@ -283,3 +283,40 @@ describe('task_output targets', () => {
     expect(r).toMatchObject({ ok: false, failure: { error_code: 'REF_NOT_FOUND' } });
   });
 });
+
+describe('task_output scope (least privilege)', () => {
+  const scopedSetup = () =>
+    setup({
+      scholar: { status: 'succeeded', output: scholar, scope: 'flow-a' },
+      pending: { status: 'pending', scope: 'flow-a' },
+    });
+
+  it('reads a record of its own scope', async () => {
+    const { resolver } = scopedSetup();
+    const r = await resolver.resolveReference(ref({ path: '$.metadata.quality_score' }), { scope: 'flow-a' });
+    expect(r).toMatchObject({ ok: true, value: 0.9 });
+  });
+
+  it.each([
+    ['another scope', { scope: 'flow-b' }, 'scholar'],
+    ['no scope at all', {}, 'scholar'],
+    ['another scope, whatever the run state', { scope: 'flow-b' }, 'pending'],
+  ])('refuses a record of %s with REF_PERMISSION_DENIED naming the reference', async (_, opts, id) => {
+    const { resolver } = scopedSetup();
+    const err = await resolver
+      .resolveReference({ ref_type: 'task_output', task_id: id }, opts)
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'REF_PERMISSION_DENIED' });
+    expect((err as Error).message).toContain(`task_output reference to "${id}" refused`);
+    expect((err as Error).message).toContain('another flow');
+  });
+
+  it('reads across scopes when permitted runs "any"', async () => {
+    const { resolver } = scopedSetup();
+    const r = await resolver.resolveReference(ref({ path: '$.metadata.quality_score' }), {
+      scope: 'flow-b',
+      permissions: { runs: 'any' },
+    });
+    expect(r).toMatchObject({ ok: true, value: 0.9 });
+  });
+});

@@ -26,6 +26,11 @@ export interface TaskOutputRecord {
   /** 'succeeded' | 'partial' | 'pending' | 'missing' | 'failed' | … (only the first two are read) */
   status: string;
   output?: unknown;
+  /**
+   * Whose output it is (Baton: the run's root run id). A scoped record is read only by a
+   * resolution with the same scope, or one permitted `runs: "any"`.
+   */
+  scope?: string;
 }
 
 export type GetTaskOutput = (taskId: string, ctx: { signal: AbortSignal }) => Promise<TaskOutputRecord>;
@@ -34,6 +39,8 @@ export interface TaskOutputDeps {
   getTaskOutput: GetTaskOutput;
   jsonPath: JsonPathEvaluator;
   summarize?: Summarize | undefined;
+  /** The resolution's scope (see ResolveOptions.scope): null reads any, undefined no scoped record. */
+  scope: string | null | undefined;
 }
 
 /** A failure that still has a value for the protocol's default strategy to use. */
@@ -62,6 +69,13 @@ async function fetchOutput(ref: TaskOutputReference, deps: TaskOutputDeps, signa
     throw new BatonError('REF_NOT_FOUND', `no task with id ${JSON.stringify(ref.task_id)}`, {
       data: { task_id: ref.task_id, status },
     });
+  // Checked before the status: a run of another flow is refused whatever state it is in.
+  if (record.scope !== undefined && deps.scope !== null && record.scope !== deps.scope)
+    throw new BatonError(
+      'REF_PERMISSION_DENIED',
+      `task_output reference to ${JSON.stringify(ref.task_id)} refused: that run belongs to another flow, and a task reads only the outputs of its own flow's runs (grant permissions.runs "any" to read across flows)`,
+      { data: { field: 'task_id', task_id: ref.task_id } },
+    );
   if (!(ReadableTaskStatuses as readonly string[]).includes(status))
     throw new BatonError(
       'REF_NOT_FOUND',

@@ -14,6 +14,7 @@ import {
 import { openPostgresStore } from '../store/postgres/index.ts';
 import { createBaton } from './baton.ts';
 import { defineTask } from './define-task.ts';
+import { referencesStayInTheirFlow } from './fixtures/flow-scope.ts';
 
 const SECRET = 'p4ss-w0rd';
 const schemas = testSchemas();
@@ -109,6 +110,15 @@ describePostgres('createBaton on Postgres', () => {
     } finally {
       await baton.close();
       await store.close();
+    }
+  });
+
+  it("scopes references to the run's own flow on Postgres too (issue 11 item 8)", async () => {
+    const baton = createBaton({ store: urlFor(schemas.fresh()) });
+    try {
+      await referencesStayInTheirFlow(baton);
+    } finally {
+      await baton.close();
     }
   });
 

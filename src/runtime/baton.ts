@@ -151,7 +151,11 @@ function refuseUnknownBatonKeys(options: BatonOptions): void {
 }
 
 const EXECUTION_LOGS: TableDeclarations = {
-  execution_logs: { columns: ['log_id', 'run_id', 'root_id', 'task', 'step_id', 'event', 'at', 'data'] },
+  // A run reads its own flow's history (root_id = its root), never the whole table (issue 11 item 8).
+  execution_logs: {
+    columns: ['log_id', 'run_id', 'root_id', 'task', 'step_id', 'event', 'at', 'data'],
+    scopeColumn: 'root_id',
+  },
 };
 
 interface OutcomeOf {

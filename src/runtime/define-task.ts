@@ -24,7 +24,7 @@ import {
   type TimeThresholds,
   ValidationError,
 } from '../core/index.ts';
-import type { RefPermissions } from '../refs/index.ts';
+import { checkRunsPermission, type RefPermissions } from '../refs/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import type { StepContextOptions } from './step-inputs.ts';
 import type { TaskContext } from './task-context.ts';
@@ -110,7 +110,10 @@ export interface TaskOptions<I, O, S = unknown> {
   isolation?: 'inline' | 'thread';
   /** The module that exports this task (`import.meta.url`), for thread isolation. */
   module?: string;
-  /** Which workspace folders and declared tables this task's data references may read. @default all */
+  /**
+   * Which workspace folders and declared tables this task's data references may read (default
+   * all), and whose runs: its own flow's only, unless `runs: "any"` is granted.
+   */
   permissions?: RefPermissions;
   /** How its referenced inputs are planned into its context window (protocol 002). */
   context?: StepContextOptions;
@@ -257,6 +260,7 @@ const ESCALATION_KEYS = optionKeys<EscalationOptions>()(
   'expectedFindings',
   'wording',
 );
+const PERMISSION_KEYS = optionKeys<RefPermissions>()('roots', 'tables', 'runs');
 const TIME_KEYS = optionKeys<NonNullable<TaskOptions<unknown, unknown>['time']>>()(
   'thresholds',
   'degradation',
@@ -268,6 +272,10 @@ function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: s
   if (options.retry) refuseUnknownKeys(options.retry, RETRY_KEYS, at('retry'));
   if (options.escalation) refuseUnknownKeys(options.escalation, ESCALATION_KEYS, at('escalation'));
   if (options.time) refuseUnknownKeys(options.time, TIME_KEYS, at('time'));
+  if (options.permissions) {
+    refuseUnknownKeys(options.permissions, PERMISSION_KEYS, at('permissions'));
+    checkRunsPermission(options.permissions.runs, at('permissions.runs'));
+  }
 }
 
 export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): TaskDefinition<I, O> {

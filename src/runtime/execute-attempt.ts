@@ -168,7 +168,7 @@ export async function executeAttempt(
         ? parseTaskInput(
             task,
             (
-              await prepareStepInput(engine.inputs, ctx, task, raw, run.parentId, {
+              await prepareStepInput(engine.inputs, ctx, task, raw, run, {
                 transfer: run.options.transfer,
                 fallback: run.options.fallback,
               })

@@ -7,6 +7,7 @@ import { BatonError } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
+import { scopeOf } from './step-inputs.ts';
 
 export async function fetchReference(
   engine: Engine,
@@ -32,9 +33,11 @@ export async function fetchReference(
     const { available_paths: _paths, data_stats: _stats, ...ref } = t.reference;
     inner = ref;
   }
-  const r = await engine.inputs
-    .resolverFor(run.parentId)
-    .resolveReference(inner, { ...(task.permissions ? { permissions: task.permissions } : {}), signal });
+  const r = await engine.inputs.resolverFor(run).resolveReference(inner, {
+    ...(task.permissions ? { permissions: task.permissions } : {}),
+    scope: scopeOf(run),
+    signal,
+  });
   if (r.ok) return r.value;
   if (r.value !== undefined) return r.value;
   throw new BatonError(r.failure.error_code, r.failure.error_message, {

@@ -10,6 +10,7 @@ import { isBatonError } from '../core/index.ts';
 import { type TestRuntime, testRuntime } from '../testing/index.ts';
 import { defineFlow } from './define-flow.ts';
 import { defineTask } from './define-task.ts';
+import { referencesStayInTheirFlow } from './fixtures/flow-scope.ts';
 
 let rt: TestRuntime;
 afterEach(async () => {
@@ -222,5 +223,20 @@ describe('data references in flows', () => {
     expect(cm.context_limit).toBe(34_200);
     expect(cm.resolution).toMatchObject({ within_limit: true });
     await baton.close();
+  });
+
+  it("reads only its own flow's outputs and history unless granted runs: 'any' (issue 11 item 8)", async () => {
+    rt = testRuntime();
+    await referencesStayInTheirFlow(rt.baton);
+  });
+
+  it('refuses an unknown permissions key and a bad runs value when the task is defined', () => {
+    const run = async () => 1;
+    expect(() => defineTask({ name: 'p', run, permissions: { run: 'any' } as never })).toThrow(
+      /permissions\.run is not an option \(did you mean "runs"\?\)/,
+    );
+    expect(() => defineTask({ name: 'p', run, permissions: { runs: 'all' as never } })).toThrow(
+      /permissions\.runs/,
+    );
   });
 });

@@ -23,31 +23,49 @@ import type { Clock } from '../time/index.ts';
 import type { AttemptContext } from './attempt-context.ts';
 import type { TaskDefinition } from './define-task.ts';
 
+/** The run a reference is resolved for: its flow (parent) and its root run (its scope). */
+export interface ReadingRun {
+  parentId: string | null;
+  rootId: string;
+}
+
 export interface StepInputs {
   /**
-   * A resolver reading task outputs relative to the flow the step belongs to. `deferSummary`: a
+   * A resolver reading task outputs relative to the flow the run belongs to. `deferSummary`: a
    * `transform: "summary"` hands the selection on as it is, for the context plan to summarize as
-   * text within the step's budget (unless a `refs.summarize` is configured).
+   * text within the step's budget (unless a `refs.summarize` is configured). Resolve with
+   * `scopeOf(run)`: the run reads only its own flow's outputs and history.
    */
-  resolverFor(flowId: string | null, options?: { deferSummary?: boolean }): Resolver;
+  resolverFor(run: ReadingRun, options?: { deferSummary?: boolean }): Resolver;
   planner(): Promise<ContextPlanner>;
 }
 
+/**
+ * Least privilege (issue 11 item 8): a run's references read within its root run — the flow it
+ * belongs to, with its steps and invoked children — unless its task is permitted `runs: "any"`.
+ */
+export const scopeOf = (run: ReadingRun): string => run.rootId;
+
 export type RefsOptions = Omit<ResolverOptions, 'getTaskOutput' | 'clock'>;
 
-/** Reads a step's sibling by step id (same flow), else any run by id; only ended usable runs resolve. */
+/**
+ * Reads a step's sibling by step id (same flow), else a run by id. Every record carries its root
+ * as its scope, so the resolver refuses a run of another flow; only ended usable runs resolve.
+ */
 function taskOutputs(store: Store, flowId: string | null): GetTaskOutput {
   return async (taskId) => {
     const run =
       (flowId ? await store.getRun(`${flowId}.${taskId}`) : undefined) ?? (await store.getRun(taskId));
     if (!run) return { status: 'missing' };
+    const scope = run.rootId;
     if (run.status === 'succeeded' || run.status === 'partial')
-      return { status: run.status, output: run.output };
+      return { status: run.status, output: run.output, scope };
     return {
       status:
         run.status === 'failed' || run.status === 'cancelled' || run.status === 'expired'
           ? run.status
           : 'pending',
+      scope,
     };
   };
 }
@@ -62,12 +80,12 @@ export function createStepInputs(
   createResolver({ ...refs, clock, getTaskOutput: async () => ({ status: 'missing' }) });
   let plannerPromise: Promise<ContextPlanner> | undefined = planner ? Promise.resolve(planner) : undefined;
   return {
-    resolverFor: (flowId, options = {}) =>
+    resolverFor: (run, options = {}) =>
       createResolver({
         ...refs,
         ...(options.deferSummary && refs.summarize === undefined ? { summarize: (v: unknown) => v } : {}),
         clock,
-        getTaskOutput: taskOutputs(store, flowId),
+        getTaskOutput: taskOutputs(store, run.parentId),
       }),
     planner: () => {
       plannerPromise ??= createContextPlanner();
@@ -133,7 +151,7 @@ export async function prepareStepInput(
   ctx: AttemptContext,
   task: TaskDefinition,
   input: unknown,
-  flowId: string | null,
+  run: ReadingRun,
   step: { transfer?: unknown; fallback?: unknown; permissions?: RefPermissions },
 ): Promise<PreparedInput> {
   // Whether there is anything to resolve; the references are validated by the resolver, which
@@ -145,8 +163,9 @@ export async function prepareStepInput(
     // step's budget — not the resolver's structural one (counts and keys): the Validator of 002
     // §7.1 must read the claims.
     const planning = task.context?.plan !== false;
-    const resolver = inputs.resolverFor(flowId, { deferSummary: planning });
+    const resolver = inputs.resolverFor(run, { deferSummary: planning });
     const resolved = await resolver.resolveInput(input, {
+      scope: scopeOf(run),
       ...((step.permissions ?? task.permissions)
         ? { permissions: step.permissions ?? task.permissions }
         : {}),
