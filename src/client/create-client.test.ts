@@ -71,4 +71,37 @@ describe('errorFromResponse', () => {
     expect(err).toMatchObject({ status: 502, errorCode: 'HTTP_502', code: 'UNKNOWN' });
     expect(err.message).toBe('HTTP 502 Bad Gateway: <h1>Bad gateway</h1>');
   });
+
+  it('refuses unknown option keys by name before sending anything (issue 11 item 6)', async () => {
+    expect(() => createClient({ baseUrl: 'http://baton.test', tokn: TOKEN } as never)).toThrow(
+      /^client options\.tokn is not an option \(did you mean "token"\?\)/,
+    );
+    const { client, sent } = inProcess(TOKEN);
+    await expect(client.start('double', { n: 1 }, { budgt: '5s' } as never)).rejects.toThrow(
+      /^start options\.budgt is not an option \(did you mean "budget"\?\)/,
+    );
+    await expect(client.call('double', { n: 1 }, { timeout: 5 } as never)).rejects.toThrow(
+      /^call options\.timeout is not an option/,
+    );
+    await expect(client.run('double', { n: 1 }, { maxResume: 3 } as never)).rejects.toThrow(
+      /maxResume is not an option \(did you mean "maxResumes"\?\)/,
+    );
+    await expect(client.run('double', { n: 1 }, { backoff: { initial: 5 } } as never)).rejects.toThrow(
+      /^run options\.backoff\.initial is not an option/,
+    );
+    await expect(client.resume('x', { timeoutMS: 5 } as never)).rejects.toThrow(
+      /^resume options\.timeoutMS is not an option \(did you mean "timeoutMs"\?\)/,
+    );
+    expect(() => client.events('x', { folow: true } as never)).toThrow(
+      /^events options\.folow is not an option \(did you mean "follow"\?\)/,
+    );
+    expect(sent).toEqual([]);
+    // The options that exist still work together.
+    const done = await client.run(
+      'double',
+      { n: 2 },
+      { id: 'ok-1', maxResumes: 1, backoff: { initialMs: 1 } },
+    );
+    expect(done).toMatchObject({ status: 'succeeded', result: 4 });
+  });
 });

@@ -2,11 +2,16 @@
  * A typed client for Baton's HTTP API. Works with any `fetch` (Node, browsers, edge runtimes, or a
  * handler called in-process: `fetch: (url, init) => handler(new Request(url, init))`).
  */
-import { BatonError, type BatonEvent } from '../core/index.ts';
+import { BatonError, type BatonEvent, optionKeys, refuseUnknownKeys } from '../core/index.ts';
 import { type Clock, type Duration, systemClock } from '../time/index.ts';
 import { type EventsOptions, followEvents } from './follow-events.ts';
 import { errorFromResponse } from './http-error.ts';
-import { type ResumeLoopOptions, type RunResult, resumeUntilDone } from './run-with-resume.ts';
+import {
+  type BackoffOptions,
+  type ResumeLoopOptions,
+  type RunResult,
+  resumeUntilDone,
+} from './run-with-resume.ts';
 import type {
   AcceptedBody,
   BulkAnswer,
@@ -118,7 +123,38 @@ function queryString(query: object): string {
   return qs ? `?${qs}` : '';
 }
 
+/**
+ * The keys each options object takes: a typo (`budgt`, `tokn`) would otherwise be dropped without a
+ * word — a run started without its budget, a client without its token.
+ */
+const CLIENT_KEYS = optionKeys<ClientOptions>()('baseUrl', 'token', 'fetch', 'clock', 'headers');
+const START_KEYS = optionKeys<StartRequest>()('id', 'budget', 'fast', 'researchMode');
+const SYNC_KEYS = optionKeys<SyncRequest>()('timeoutMs', 'signal');
+const LOOP_KEYS = optionKeys<ResumeLoopOptions>()(
+  'maxResumes',
+  'backoff',
+  'maxTurns',
+  'onProgress',
+  'signal',
+);
+const BACKOFF_KEYS = optionKeys<BackoffOptions>()('initialMs', 'factor', 'maxMs');
+const EVENTS_KEYS = optionKeys<EventsOptions>()(
+  'afterId',
+  'follow',
+  'signal',
+  'maxReconnects',
+  'reconnectDelayMs',
+);
+const CALL_KEYS = [...START_KEYS, ...SYNC_KEYS];
+const RUN_KEYS = [...new Set([...CALL_KEYS, ...LOOP_KEYS])];
+
+function checkRunOptions(o: RunOptions | undefined, field: string): void {
+  refuseUnknownKeys(o, RUN_KEYS, field);
+  if (o?.backoff) refuseUnknownKeys(o.backoff, BACKOFF_KEYS, `${field}.backoff`);
+}
+
 export function createClient(options: ClientOptions): BatonClient {
+  refuseUnknownKeys(options, CLIENT_KEYS, 'client options');
   if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl))
     throw new BatonError(
       'INVALID_OPTION',
@@ -177,6 +213,10 @@ export function createClient(options: ClientOptions): BatonClient {
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
   });
 
+  /** One sync request (options already checked by the caller). */
+  const sync = async (target: Record<string, unknown>, input: unknown, o: StartRequest & SyncRequest) =>
+    syncAnswer(await send('POST', '/runs', { ...startBody(target, input, o), mode: 'sync' }, o.signal));
+
   /** After the first sync answer: resume on 408 (and wait out 409) until the job answers. */
   const untilDone = (first: SyncAnswer, o: RunOptions): Promise<RunResult> => {
     const resumeOptions = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
@@ -193,28 +233,31 @@ export function createClient(options: ClientOptions): BatonClient {
 
   const client: BatonClient = {
     async start(task, input, o) {
+      refuseUnknownKeys(o, START_KEYS, 'start options');
       return expect(await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'async' }), 202);
     },
     async startFlow(flow, input, o) {
+      refuseUnknownKeys(o, START_KEYS, 'startFlow options');
       return expect(await send('POST', '/runs', { ...startBody({ flow }, input, o), mode: 'async' }), 202);
     },
     async call(task, input, o = {}) {
-      return syncAnswer(
-        await send('POST', '/runs', { ...startBody({ task }, input, o), mode: 'sync' }, o.signal),
-      );
+      refuseUnknownKeys(o, CALL_KEYS, 'call options');
+      return sync({ task }, input, o);
     },
     async callFlow(flow, input, o = {}) {
-      return syncAnswer(
-        await send('POST', '/runs', { ...startBody({ flow }, input, o), mode: 'sync' }, o.signal),
-      );
+      refuseUnknownKeys(o, CALL_KEYS, 'callFlow options');
+      return sync({ flow }, input, o);
     },
     async run(task, input, o = {}) {
-      return untilDone(await client.call(task, input, o), o);
+      checkRunOptions(o, 'run options');
+      return untilDone(await sync({ task }, input, o), o);
     },
     async runFlow(flow, input, o = {}) {
-      return untilDone(await client.callFlow(flow, input, o), o);
+      checkRunOptions(o, 'runFlow options');
+      return untilDone(await sync({ flow }, input, o), o);
     },
     async resume(id, o = {}) {
+      refuseUnknownKeys(o, SYNC_KEYS, 'resume options');
       const body = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
       return syncAnswer(await send('POST', runPath(id, '/resume'), body, o.signal));
     },
@@ -247,6 +290,7 @@ export function createClient(options: ClientOptions): BatonClient {
       return expect(await send('POST', '/bulk/resume', target), 200);
     },
     allEvents(o = {}) {
+      refuseUnknownKeys(o, [...EVENTS_KEYS, 'types'], 'allEvents options');
       const { types, ...rest } = o;
       return followEvents({ url, fetch: doFetch, headers, clock }, null, {
         ...rest,
@@ -261,6 +305,7 @@ export function createClient(options: ClientOptions): BatonClient {
       return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/cancel'), body), 200)).run;
     },
     events(id, o) {
+      refuseUnknownKeys(o, EVENTS_KEYS, 'events options');
       return followEvents({ url, fetch: doFetch, headers, clock }, id, o);
     },
     async health() {

@@ -31,4 +31,22 @@ describe('resolveHttpOptions', () => {
       /^flows\[0\] must be a flow from defineFlow/,
     );
   });
+
+  it('refuses an unknown key by name with the nearest option (issue 11 item 6)', () => {
+    expect(() => resolveHttpOptions({ tokn: 'x'.repeat(20) } as never)).toThrow(
+      /^HTTP options\.tokn is not an option \(did you mean "token"\?\)/,
+    );
+    expect(() => resolveHttpOptions({ allowedOrigin: ['https://a.example'] } as never)).toThrow(
+      /allowedOrigin is not an option \(did you mean "allowedOrigins"\?\)/,
+    );
+    const err = (() => {
+      try {
+        resolveHttpOptions({ zzz: 1 } as never);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toMatchObject({ code: 'INVALID_OPTION', data: { field: 'HTTP options.zzz' } });
+    expect((err as Error).message).not.toContain('did you mean');
+  });
 });

@@ -1,5 +1,5 @@
 /** Options of the HTTP handler, validated once at the edge with errors that name the field. */
-import { ValidationError } from '../core/index.ts';
+import { optionKeys, refuseUnknownKeys, ValidationError } from '../core/index.ts';
 import type { FlowDefinition } from '../runtime/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { BatonMetrics } from './run-metrics.ts';
@@ -58,6 +58,25 @@ export interface HttpOptions {
   allowedOrigins?: readonly string[];
 }
 
+/** Every HttpOptions key: a typo (`tokn`, `bodyLimit`) is refused by name, never silently ignored. */
+export const HTTP_OPTION_KEYS = optionKeys<HttpOptions>()(
+  'token',
+  'bodyLimitBytes',
+  'maxSyncWaitMs',
+  'syncGraceMs',
+  'heartbeatMs',
+  'flows',
+  'basePath',
+  'actor',
+  'invocationTimeoutMs',
+  'metrics',
+  'clock',
+  'dashboard',
+  'readOnly',
+  'allowedHosts',
+  'allowedOrigins',
+);
+
 export interface ResolvedHttpOptions {
   token: string | undefined;
   bodyLimitBytes: number;
@@ -113,6 +132,7 @@ function stringList(field: string, value: unknown, ok: (v: string) => boolean): 
 
 export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptions {
   if (typeof options !== 'object' || options === null) throw bad('options', 'an object', options);
+  refuseUnknownKeys(options, HTTP_OPTION_KEYS, 'HTTP options');
   const token = options.token;
   if (token !== undefined && (typeof token !== 'string' || !/^[\x21-\x7e]{16,}$/.test(token)))
     throw bad(

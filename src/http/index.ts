@@ -11,7 +11,7 @@ export { constantTimeEqual } from './bearer-auth.ts';
 export { BULK_LIMIT, type BulkAnswer } from './bulk-routes.ts';
 export { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
 export { formatSseEvent } from './event-stream.ts';
-export type { HttpOptions } from './http-options.ts';
+export { HTTP_OPTION_KEYS, type HttpOptions } from './http-options.ts';
 export type { DecisionsPage, DeliveriesPage } from './inbox-routes.ts';
 export {
   type Counter,

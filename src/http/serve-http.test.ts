@@ -43,4 +43,14 @@ describe('serveHttp', () => {
     await server.close();
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   });
+
+  it('refuses an unknown option by name, with the listening options among the known ones', async () => {
+    rt = testRuntime();
+    await expect(serveHttp(rt.baton, { prot: 8080 } as never)).rejects.toThrow(
+      /^serveHttp options\.prot is not an option \(did you mean "port"\?\)/,
+    );
+    await expect(serveHttp(rt.baton, { dashbord: true } as never)).rejects.toThrow(
+      /dashbord is not an option \(did you mean "dashboard"\?\)/,
+    );
+  });
 });

@@ -5,10 +5,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { BatonError } from '../core/index.ts';
+import { BatonError, refuseUnknownKeys } from '../core/index.ts';
 import type { Baton } from '../runtime/index.ts';
 import { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
-import type { HttpOptions } from './http-options.ts';
+import { HTTP_OPTION_KEYS, type HttpOptions } from './http-options.ts';
 
 export interface ServeHttpOptions extends HttpOptions {
   /** Address to bind; anything but loopback needs `token`. @default "127.0.0.1" */
@@ -38,7 +38,11 @@ export function isLoopback(host: string): boolean {
   );
 }
 
+/** The handler's options plus where to listen. */
+const SERVE_KEYS: readonly string[] = [...HTTP_OPTION_KEYS, 'host', 'port'];
+
 export async function serveHttp(baton: Baton, options: ServeHttpOptions = {}): Promise<HttpServer> {
+  refuseUnknownKeys(options, SERVE_KEYS, 'serveHttp options');
   const { host = '127.0.0.1', port = 0, ...httpOptions } = options;
   if (typeof host !== 'string' || host === '')
     throw new BatonError(

@@ -60,4 +60,15 @@ describe('createServerlessHandler', () => {
     const checkpoint = await rt.store.getLastCheckpoint(body.details.jobId);
     expect(checkpoint?.state).toMatchObject({ turnCount: 5 });
   });
+
+  it('refuses unknown keys, and the options it sets itself from the limit, by name', () => {
+    rt = testRuntime({ worker: false });
+    const baton = rt.baton;
+    expect(() => createServerlessHandler(baton, { limitMs: '26s', safetyMargin: '2s' } as never)).toThrow(
+      /^serverless options\.safetyMargin is not an option \(did you mean "safetyMarginMs"\?\)/,
+    );
+    expect(() => createServerlessHandler(baton, { limitMs: '26s', maxSyncWaitMs: 60_000 } as never)).toThrow(
+      /^serverless options\.maxSyncWaitMs is not an option/,
+    );
+  });
 });

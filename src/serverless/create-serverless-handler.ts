@@ -5,8 +5,14 @@
  * checkpoint and the 408 goes out before the platform would kill the process. The client resumes
  * with the job id, possibly in a fresh process on the same store.
  */
-import { BatonError } from '../core/index.ts';
-import { createHttpHandler, type HttpHandler, type HttpOptions, invocationTimeoutMs } from '../http/index.ts';
+import { BatonError, refuseUnknownKeys } from '../core/index.ts';
+import {
+  createHttpHandler,
+  HTTP_OPTION_KEYS,
+  type HttpHandler,
+  type HttpOptions,
+  invocationTimeoutMs,
+} from '../http/index.ts';
 import type { Baton } from '../runtime/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 
@@ -29,7 +35,19 @@ export interface ServerlessHandler extends HttpHandler {
   tasksOverDeadline(): string[];
 }
 
+/**
+ * The handler's options but the three this adapter sets from the limit (a `maxSyncWaitMs` given here
+ * would be overridden, so it is refused like a typo), plus the limit and its margin.
+ */
+const SET_FROM_LIMIT = ['maxSyncWaitMs', 'invocationTimeoutMs', 'syncGraceMs'];
+const SERVERLESS_KEYS: readonly string[] = [
+  ...HTTP_OPTION_KEYS.filter((k) => !SET_FROM_LIMIT.includes(k)),
+  'limitMs',
+  'safetyMarginMs',
+];
+
 export function createServerlessHandler(baton: Baton, options: ServerlessOptions): ServerlessHandler {
+  refuseUnknownKeys(options, SERVERLESS_KEYS, 'serverless options');
   if (typeof options !== 'object' || options === null || options.limitMs === undefined)
     throw new BatonError(
       'INVALID_OPTION',
