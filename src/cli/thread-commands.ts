@@ -5,7 +5,7 @@
 import {
   type GraphCheckpointStore,
   type GraphThreadRecord,
-  PostgresStore,
+  isPostgresStore,
   SqliteStore,
   type Store,
 } from '../store/index.ts';
@@ -14,7 +14,7 @@ import { table } from './output.ts';
 
 /** The LangGraph tables of a store; undefined for a store without them. */
 export function graphsOf(store: Store): GraphCheckpointStore | undefined {
-  return store instanceof SqliteStore || store instanceof PostgresStore ? store.langgraph : undefined;
+  return store instanceof SqliteStore || isPostgresStore(store) ? store.langgraph : undefined;
 }
 
 export function threadsTable(threads: readonly GraphThreadRecord[], now: number): string {

@@ -19,7 +19,7 @@ import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import {
   DEFAULT_TTL_MS,
-  PostgresStore,
+  hasPostgresReads,
   type RunQuery,
   type RunRecord,
   SqliteStore,
@@ -477,7 +477,7 @@ function ownExecutor(
 ): { sql: SqlExecutor; executionLogs: TableDeclarations[string] | undefined } | undefined {
   const logs = EXECUTION_LOGS.execution_logs as TableDeclarations[string];
   if (store instanceof SqliteStore) return { sql: sqliteExecutor(store.database), executionLogs: logs };
-  if (store instanceof PostgresStore) {
+  if (hasPostgresReads(store)) {
     const sql: SqlExecutor = {
       dialect: 'postgres',
       query: (text, params) => store.queryReadOnly(text, params),

@@ -2,7 +2,15 @@
 
 export type * from './langgraph-records.ts';
 export { type OpenStoreOptions, openStore, storeAt } from './open-store.ts';
-export { isPostgresUrl, PostgresStore } from './postgres/index.ts';
+export type { PostgresStore, PostgresStoreOptions } from './postgres/index.ts';
+// Postgres by type only: its store and node-postgres load when a URL is opened (`baton/postgres`
+// exports the class itself).
+export {
+  hasPostgresReads,
+  isPostgresStore,
+  isPostgresUrl,
+  type PostgresReads,
+} from './postgres/lazy.ts';
 export type * from './records.ts';
 export {
   DEFAULT_TTL_MS,

@@ -3,7 +3,8 @@
  * else is a SQLite file path. Used by `createBaton({ store: '…' })` and every CLI command.
  */
 import type { Clock } from '../time/index.ts';
-import { isPostgresUrl, openPostgresStore, PostgresStore } from './postgres/index.ts';
+// The light door: the Postgres store and node-postgres load only when a postgres:// URL is opened.
+import { DeferredPostgresStore, isPostgresUrl, openPostgresAt } from './postgres/lazy.ts';
 import { openSqliteStore } from './sqlite/index.ts';
 import type { Store } from './store.ts';
 
@@ -17,13 +18,13 @@ export interface OpenStoreOptions {
 }
 
 /**
- * The store at `target`, opened synchronously: a Postgres store connects and migrates in the
- * background and reports a problem (STORE_INVALID) from its first operation.
+ * The store at `target`, opened synchronously: a Postgres store loads, connects and migrates in
+ * the background and reports a problem (STORE_INVALID) from its first operation.
  */
 export function storeAt(target: string, options: OpenStoreOptions = {}): Store {
   if (isPostgresUrl(target)) {
     const { readonly: _, ...pg } = options;
-    return new PostgresStore({ connectionString: target, ...pg });
+    return new DeferredPostgresStore({ connectionString: target, ...pg });
   }
   return openSqliteStore(target, options);
 }
@@ -32,7 +33,7 @@ export function storeAt(target: string, options: OpenStoreOptions = {}): Store {
 export async function openStore(target: string, options: OpenStoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(target)) {
     const { readonly: _, ...pg } = options;
-    return openPostgresStore({ connectionString: target, ...pg });
+    return openPostgresAt({ connectionString: target, ...pg });
   }
   return openSqliteStore(target, options);
 }

@@ -39,6 +39,7 @@ import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { PgGraphCheckpoints } from './langgraph-tables.ts';
+import { POSTGRES_STORE } from './lazy.ts';
 import { migrate, openError } from './migrate.ts';
 import { PgContext } from './pg-context.ts';
 import * as runs from './run-writes.ts';
@@ -78,6 +79,7 @@ export const DEFAULT_SCHEMA = 'baton';
 
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
+  readonly [POSTGRES_STORE] = true;
   readonly location: string;
   readonly schema: string;
   private readonly ctx: PgContext;
