@@ -4,9 +4,11 @@
  * tools look at, resume and answer runs. One server per connection (stdio) or per request
  * (stateless Streamable HTTP): all state lives in Baton's store, so any server answers any run.
  */
+import { InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -16,6 +18,7 @@ import { isBatonError } from '../core/index.ts';
 import type { Baton, RunSchedule } from '../runtime/index.ts';
 import { type McpOptions, type ResolvedMcpOptions, resolveMcpOptions } from './mcp-options.ts';
 import { refusedAnswer, scheduledAnswer, statusAnswer, type ToolAnswer } from './run-answers.ts';
+import { RunTaskStore } from './task-store.ts';
 import { BATON_TOOLS, buildCatalog, type CatalogEntry } from './tool-catalog.ts';
 import { answerFor, type ProgressSink, waitForRun } from './wait-for-run.ts';
 
@@ -49,23 +52,67 @@ export class BatonMcp {
 
   /** A new SDK server bound to this Baton (one per connection or per stateless request). */
   createServer(): Server {
+    const tasks = new RunTaskStore(
+      this.baton,
+      this.options.taskPollIntervalMs,
+      () => new Set(this.catalog().keys()),
+    );
     const server = new Server(
       { name: this.options.name, version: this.options.version },
       {
-        capabilities: { tools: { listChanged: false }, logging: {} },
+        capabilities: {
+          tools: { listChanged: false },
+          logging: {},
+          // MCP tasks (experimental in the SDK): a task tool call is the run, task id = run id.
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
+        taskStore: tasks,
+        // Questions for the client wait here until its tasks/result call takes them (per session).
+        taskMessageQueue: new InMemoryTaskMessageQueue(),
+        defaultTaskPollInterval: this.options.taskPollIntervalMs,
         instructions:
-          'Tools run as durable Baton runs. A call not done in time answers with status "timeout", the findings so far and a run_id: call baton_resume with it to continue. A run that needs a decision answers with status "input_required": answer with baton_decide.',
+          'Tools run as durable Baton runs. A call not done in time answers with status "timeout", the findings so far and a run_id: call baton_resume with it to continue. A run that needs a decision answers with status "input_required": answer with baton_decide. Clients that support MCP tasks may call any task tool as a task: the task id is the run id.',
       },
     );
+    tasks.attach(server);
     // Baton logs through its own logger; the level is accepted so clients that set one work.
     server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [...[...this.catalog().values()].map((e) => e.tool), ...BATON_TOOLS],
     }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.callTool(request.params.name, request.params.arguments ?? {}, extra),
+      request.params.task
+        ? this.createTask(tasks, request.params.name, request.params.arguments ?? {})
+        : this.callTool(request.params.name, request.params.arguments ?? {}, extra),
     );
     return server;
+  }
+
+  /** A task-augmented call: the run starts and its id comes back at once as the task's. */
+  private async createTask(
+    tasks: RunTaskStore,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<CreateTaskResult> {
+    const entry = this.catalog().get(name);
+    if (!entry)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        BATON_TOOLS.some((t) => t.name === name)
+          ? `${name} answers at once and does not run as a task: call it without "task"`
+          : `unknown tool "${name}"`,
+      );
+    let runId: string;
+    try {
+      runId = (await this.baton.start(entry.task, entry.wrapped ? args.input : args)).id;
+    } catch (err) {
+      // Nothing was stored; a task that never existed cannot carry the refusal, the error does.
+      if (isBatonError(err)) throw new McpError(ErrorCode.InvalidParams, `${err.code}: ${err.message}`);
+      throw err;
+    }
+    const task = await tasks.getTask(runId);
+    if (!task) throw new Error(`run ${runId} vanished right after it started`);
+    return { task };
   }
 
   private progressSink(extra: Extra): ProgressSink | undefined {

@@ -13,6 +13,11 @@ export interface McpOptions {
    * @default '50s'
    */
   replyWithin?: Duration;
+  /**
+   * How often a client that runs tools as MCP tasks should poll a task's status (`pollInterval`).
+   * @default '1s'
+   */
+  taskPollInterval?: Duration;
   /** The server's name and version in the MCP handshake. */
   name?: string;
   version?: string;
@@ -27,6 +32,7 @@ export interface McpOptions {
 export interface ResolvedMcpOptions {
   tools: readonly TaskDefinition[] | undefined;
   replyWithinMs: number;
+  taskPollIntervalMs: number;
   name: string;
   version: string;
   allowedHosts: readonly string[] | undefined;
@@ -38,6 +44,16 @@ export function resolveMcpOptions(options: McpOptions = {}): ResolvedMcpOptions 
     throw new ValidationError('replyWithin', 'a positive duration such as "50s"', options.replyWithin, {
       code: 'INVALID_OPTION',
     });
+  const taskPollIntervalMs = parseDuration(options.taskPollInterval ?? '1s', 'taskPollInterval');
+  if (taskPollIntervalMs <= 0)
+    throw new ValidationError(
+      'taskPollInterval',
+      'a positive duration such as "1s"',
+      options.taskPollInterval,
+      {
+        code: 'INVALID_OPTION',
+      },
+    );
   if (options.tools !== undefined && !Array.isArray(options.tools))
     throw new ValidationError('tools', 'an array of task definitions', options.tools, {
       code: 'INVALID_OPTION',
@@ -45,6 +61,7 @@ export function resolveMcpOptions(options: McpOptions = {}): ResolvedMcpOptions 
   return {
     tools: options.tools,
     replyWithinMs,
+    taskPollIntervalMs,
     name: options.name ?? 'baton',
     version: options.version ?? '0.1.0',
     allowedHosts: options.allowedHosts?.map((h) => h.toLowerCase()),

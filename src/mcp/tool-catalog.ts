@@ -11,6 +11,8 @@ export interface McpTool {
   title?: string;
   description: string;
   inputSchema: { type: 'object'; [k: string]: unknown };
+  /** Task tools may run as MCP tasks; Baton's own tools answer at once (absent = forbidden). */
+  execution?: { taskSupport: 'optional' };
 }
 
 export interface CatalogEntry {
@@ -103,6 +105,7 @@ export function buildCatalog(tasks: readonly TaskDefinition[]): Map<string, Cata
           .filter(Boolean)
           .join(' '),
         inputSchema: schema,
+        execution: { taskSupport: 'optional' },
       },
     });
   }
