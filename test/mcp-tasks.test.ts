@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ResponseMessage } from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -87,7 +86,7 @@ async function connect(answer?: (q: Asked) => string | undefined, asked: Asked[]
   );
   if (answer)
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      const params = req.params as {
+      const params = req.params as unknown as {
         message: string;
         requestedSchema: { properties: { choice: { oneOf: Choice[] } } };
       };
@@ -104,11 +103,8 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
-async function collect(
-  stream: AsyncGenerator<ResponseMessage<CallToolResult>>,
-  onEach?: (m: unknown) => void,
-) {
-  const seen: Array<ResponseMessage<CallToolResult>> = [];
+async function collect<T>(stream: AsyncGenerator<T>, onEach?: (m: T) => void): Promise<T[]> {
+  const seen: T[] = [];
   for await (const m of stream) {
     seen.push(m);
     onEach?.(m);
@@ -145,8 +141,7 @@ describe('MCP tasks over Streamable HTTP', () => {
       arguments: { topic: 'tasks', key: 't1' },
     });
     let taskId = '';
-    const seen = await collect(stream, (m) => {
-      const msg = m as ResponseMessage<CallToolResult>;
+    const seen = await collect(stream, (msg) => {
       if (msg.type === 'taskCreated') taskId = msg.task.taskId;
       if (msg.type === 'taskStatus') {
         statuses.push(`${msg.task.status}: ${msg.task.statusMessage}`);
@@ -259,7 +254,7 @@ describe('MCP tasks over Streamable HTTP', () => {
 });
 
 describe('MCP tasks over stdio', () => {
-  it('runs tasks in `baton mcp`: progress, an escalation answered through elicitation, the result', async () => {
+  it('runs tasks in `baton mcp`: a result, an escalation answered through elicitation, the result', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [
