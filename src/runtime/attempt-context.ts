@@ -18,11 +18,14 @@ import {
 } from '../core/index.ts';
 import type { Fence, Store } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration } from '../time/index.ts';
+import { approvalAnswer, checkApproval } from './approval.ts';
 import type { TaskDefinition } from './define-task.ts';
-import { DurableWaits } from './durable-waits.ts';
+import { type ApprovalWait, DurableWaits } from './durable-waits.ts';
 import { childIdOf, type InvokeOptions, type InvokeOutcome, outcomeOf } from './invoke-child.ts';
 import { runTool } from './run-tool.ts';
 import type {
+  ApprovalAnswer,
+  ApprovalQuestion,
   CheckpointInfo,
   CheckpointView,
   DependencyOutput,
@@ -189,8 +192,36 @@ export class AttemptContext implements TaskContext {
     const timeoutMs =
       options.timeout === undefined ? null : parseDuration(options.timeout, 'ctx.waitFor timeout');
     const key = this.waits.nextKey('signal', options.key);
+    return this.awaitSignal(name, key, timeoutMs, options.schema, `ctx.waitFor("${name}")`);
+  }
+
+  async requestApproval(question: ApprovalQuestion): Promise<ApprovalAnswer> {
+    const q = checkApproval(question, this.taskName);
+    const key = this.waits.nextKey('signal', `approval:${q.key}`);
+    const r = await this.awaitSignal(
+      q.signal,
+      key,
+      q.timeoutMs,
+      undefined,
+      `ctx.requestApproval("${q.key}")`,
+      {
+        request: q.request,
+        onTimeout: q.onTimeout,
+      },
+    );
+    return approvalAnswer(r, q.onTimeout);
+  }
+
+  private async awaitSignal<T>(
+    name: string,
+    key: string,
+    timeoutMs: number | null,
+    schema: ZodType<T> | undefined,
+    what: string,
+    approval?: ApprovalWait,
+  ): Promise<WaitForResult<T>> {
     const found = this.stepLookup(key);
-    if (found.hit) return signalResult(found.value as SignalStep, name, options.schema);
+    if (found.hit) return signalResult(found.value as SignalStep, name, schema);
     // The timeout is counted from the first call, whatever replays follow.
     let timeoutAt: number | null = null;
     if (timeoutMs !== null) {
@@ -203,7 +234,7 @@ export class AttemptContext implements TaskContext {
         timeoutAt = at;
       }
     }
-    this.ensureOpen(`ctx.waitFor("${name}")`);
+    this.ensureOpen(what);
     const read = await this.waits.track(() =>
       this.init.store.readSignal(
         this.init.fence,
@@ -215,16 +246,16 @@ export class AttemptContext implements TaskContext {
     if (read) {
       const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
       this.init.memo.set(key, value);
-      return signalResult(value, name, options.schema);
+      return signalResult(value, name, schema);
     }
     const now = this.clock.now();
     if (timeoutAt !== null && timeoutAt <= now) {
       const value = (await this.waits.track(() =>
         this.stepRecord(key, { timeout: { at: now } }, 0),
       )) as SignalStep;
-      return signalResult(value, name, options.schema);
+      return signalResult(value, name, schema);
     }
-    return this.waits.wait({ kind: 'signal', key, name, timeoutAt });
+    return this.waits.wait({ kind: 'signal', key, name, timeoutAt, ...(approval ? { approval } : {}) });
   }
 
   sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {

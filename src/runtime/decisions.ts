@@ -23,6 +23,7 @@ import {
   validateDecision,
 } from '../core/index.ts';
 import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
+import { answerApproval, type PendingApproval } from './approval.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
 import { deliversToolResult, resultDelivery } from './scheduled-delivery.ts';
@@ -42,6 +43,8 @@ export interface PendingDecision {
   /** When the question was asked, and when the policy answers if nobody does (epoch ms). */
   askedAt?: number;
   timeoutAt?: number;
+  /** Set for a question the body asked (ctx.requestApproval), answered through its signal. */
+  approval?: PendingApproval;
 }
 
 /** A question a run waits on: the run's own, or one of a flow's steps'. */
@@ -356,6 +359,7 @@ export async function decide(
         data: { runId: run.id, status: run.status },
       },
     );
+  if (pending.approval) return answerApproval(engine, run, pending.approval, rawAnswer, by);
   assertJsonDepth(rawAnswer, 'answer');
   const answer = validateDecision(pending.request, normalizeAnswer(rawAnswer));
   const next = await applyDecision(

@@ -14,11 +14,19 @@
  * the context in parallel with a wait is dropped at suspension and done again on replay.
  */
 
+import type { ApprovalChoice, DecisionRequest } from '../core/index.ts';
+
 /** What a suspended run waits for; stored in its meta as `awaiting` (the timeline shows it). */
 export type DurableWait =
   | { kind: 'timer'; key: string; wakeAt: number }
   | { kind: 'child'; key: string; childId: string; timeoutAt: number | null }
-  | { kind: 'signal'; key: string; name: string; timeoutAt: number | null };
+  | { kind: 'signal'; key: string; name: string; timeoutAt: number | null; approval?: ApprovalWait };
+
+/** A signal wait that is a question to a person (`ctx.requestApproval`): the run waits as `decision`. */
+export interface ApprovalWait {
+  request: DecisionRequest;
+  onTimeout: ApprovalChoice;
+}
 
 /** Thrown out of the body race when the attempt suspends (not an Error: it is control flow). */
 export class Suspension {

@@ -43,6 +43,8 @@ export type { RunSchedule } from './scheduled-delivery.ts';
 export type { SentSignal } from './send-signal.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';
 export type {
+  ApprovalAnswer,
+  ApprovalQuestion,
   CheckpointInfo,
   CheckpointView,
   DependencyOutput,

@@ -10,6 +10,7 @@
  */
 import { type NewEvent, newEvent, type SuspendedWait, type WaitReason } from '../core/index.ts';
 import type { TimerRecord } from '../store/index.ts';
+import type { PendingDecision } from './decisions.ts';
 import { type DurableWait, earliestWake } from './durable-waits.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, replayEvents } from './finish-attempt.ts';
@@ -22,11 +23,17 @@ export async function suspendRun(
 ): Promise<void> {
   const now = engine.clock.now();
   const wakeAt = earliestWake(waits);
-  const reason: WaitReason = waits.some((w) => w.kind === 'child')
-    ? 'child'
-    : waits.some((w) => w.kind === 'signal')
-      ? 'signal'
-      : 'timer';
+  // A question to a person (ctx.requestApproval) is a decision on the run, open to every way of
+  // answering one; its other waits (a timeout) still wake it through the run-wake timers.
+  const asking = waits.find((w) => w.kind === 'signal' && w.approval !== undefined);
+  const approval = asking?.kind === 'signal' ? asking.approval : undefined;
+  const reason: WaitReason = approval
+    ? 'decision'
+    : waits.some((w) => w.kind === 'child')
+      ? 'child'
+      : waits.some((w) => w.kind === 'signal')
+        ? 'signal'
+        : 'timer';
   const timer = (at: number): TimerRecord => ({
     id: wakeTimerId(s.run.id, at),
     runId: s.run.id,
@@ -48,14 +55,41 @@ export async function suspendRun(
       durationMs: Math.round(engine.clock.monotonic() - s.startedMono),
       waits: awaiting,
     }),
+    ...(approval && asking?.kind === 'signal'
+      ? [
+          newEvent(s.run.id, 'decision:requested', {
+            request: { ...approval.request },
+            reason: 'approval',
+            ...(asking.timeoutAt !== null ? { timeoutAt: new Date(asking.timeoutAt).toISOString() } : {}),
+          }),
+        ]
+      : []),
     newEvent(s.run.id, 'run:waiting', {
       reason,
       ...(wakeAt !== null ? { wakeAt: new Date(wakeAt).toISOString() } : {}),
+      ...(approval ? { detail: approval.request.message.split('\n')[0] ?? '' } : {}),
     }),
   ];
+  const decision: PendingDecision | undefined =
+    approval && asking?.kind === 'signal'
+      ? {
+          request: approval.request,
+          reason: 'approval',
+          result: null,
+          attempt: s.run.attempt,
+          askedAt: now,
+          ...(asking.timeoutAt !== null ? { timeoutAt: asking.timeoutAt } : {}),
+          approval: { signal: asking.name, onTimeout: approval.onTimeout },
+        }
+      : undefined;
   await engine.store.transition(
     s.run.id,
-    { status: 'waiting', waitReason: reason, wakeAt: reason === 'timer' ? wakeAt : null, meta: { awaiting } },
+    {
+      status: 'waiting',
+      waitReason: reason,
+      wakeAt: reason === 'timer' ? wakeAt : null,
+      meta: { awaiting, ...(decision ? { decision } : {}) },
+    },
     events,
     { fence: s.fence },
     timers.length > 0 ? { timers } : undefined,

@@ -59,6 +59,29 @@ export type WaitForResult<T> =
   | { status: 'received'; payload: T; signalId: string; sentAt: number }
   | { status: 'timeout'; timedOutAt: number };
 
+/** A question for a person: may this (tool call, say) go ahead? See `ctx.requestApproval`. */
+export interface ApprovalQuestion {
+  /** Names the question within the run (a tool call id): the same key on a replay is the same question. */
+  key: string;
+  /** What the person reads, e.g. "Approve deleteFile({"path":"/tmp/x"})?". */
+  message: string;
+  /** How long to wait for an answer (from the first call); without it, until someone answers. */
+  timeout?: Duration;
+  /** The answer when `timeout` passes. @default 'deny' */
+  onTimeout?: 'approve' | 'deny';
+}
+
+export interface ApprovalAnswer {
+  approved: boolean;
+  /** Who answered (`cli`, `mcp`, the HTTP actor, …), or `policy (decision timeout)`. */
+  by: string;
+  /** The answerer's reason, if they gave one. */
+  reason?: string;
+  /** When it was answered (epoch ms). */
+  at: number;
+  timedOut: boolean;
+}
+
 /** `S`: the checkpoint state's type — the task's `checkpointSchema` gives it. */
 export interface TaskContext<S = unknown> {
   readonly runId: string;
@@ -99,6 +122,15 @@ export interface TaskContext<S = unknown> {
    * once; signals sent before the wait are kept until read. The run waits as `waiting: signal`.
    */
   waitFor<T = unknown>(name: string, options?: WaitForOptions<T>): Promise<WaitForResult<T>>;
+  /**
+   * Asks a person to approve or deny, durably: the run waits as `waiting: decision` with an
+   * approve / deny question (`menu: "approval"`) that every way of answering a decision answers —
+   * `baton.decide(runId, "approve" | { choice, reason })`, `baton decide`, the HTTP API, MCP, the
+   * dashboard. No process or slot is held while it waits; a crash or restart loses nothing. Past
+   * `timeout` the answer is `onTimeout` (deny unless said). Memoized by `key`: a replay gets the
+   * recorded answer. Refused in `isolation: 'thread'`.
+   */
+  requestApproval(question: ApprovalQuestion): Promise<ApprovalAnswer>;
   /**
    * Sleeps durably: the run waits on a timer row (`waiting: timer`, no process, no concurrency
    * slot) and the body is replayed when it wakes — memoized steps return their records, and this

@@ -28,11 +28,18 @@ export function awaitingOf(meta: Record<string, unknown>): SuspendedWait[] {
   );
 }
 
+function isApprovalPending(meta: Record<string, unknown>): boolean {
+  const d = meta.decision;
+  return typeof d === 'object' && d !== null && 'approval' in d && d.approval !== undefined;
+}
+
 export async function wakeIfReady(engine: Engine, runId: string): Promise<boolean> {
   const { store } = engine;
   const run = await store.getRun(runId);
-  if (!run || run.status !== 'waiting' || (run.waitReason !== 'child' && run.waitReason !== 'signal'))
-    return false;
+  if (run?.status !== 'waiting') return false;
+  // A question to a person (ctx.requestApproval) wakes by its answer (approval.ts) or its timeout.
+  const asking = run.waitReason === 'decision' && isApprovalPending(run.meta);
+  if (run.waitReason !== 'child' && run.waitReason !== 'signal' && !asking) return false;
   const now = engine.clock.now();
   let ready = false;
   for (const w of awaitingOf(run.meta)) {
@@ -40,7 +47,7 @@ export async function wakeIfReady(engine: Engine, runId: string): Promise<boolea
     else if (w.kind === 'child' && w.childId !== undefined) {
       const child = await store.getRun(w.childId);
       ready = !child || isTerminal(child.status);
-    } else if (w.kind === 'signal' && w.signal !== undefined)
+    } else if (w.kind === 'signal' && w.signal !== undefined && !asking)
       ready = (await store.listSignals(runId, { name: w.signal, unread: true })).length > 0;
     if (ready) break;
   }
@@ -48,7 +55,7 @@ export async function wakeIfReady(engine: Engine, runId: string): Promise<boolea
   try {
     await store.transition(
       runId,
-      { status: 'queued', waitReason: null, wakeAt: null },
+      { status: 'queued', waitReason: null, wakeAt: null, ...(asking ? { meta: { decision: null } } : {}) },
       [newEvent(runId, 'run:queued', { reason: 'woken' })],
       { expectStatus: ['waiting'] },
     );

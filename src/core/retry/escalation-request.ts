@@ -97,8 +97,16 @@ export interface DecisionRequestInput {
   wording?: Partial<EscalationWording>;
 }
 
+/**
+ * A tool call waiting for a person's go-ahead (the AI SDK's tool approval): the question a run asks
+ * from inside its body, answered like an escalation (person, API, MCP, dashboard) but with its own
+ * two-choice menu. Its answer goes back to the body; it does not end or retry the run.
+ */
+export type ApprovalChoice = 'approve' | 'deny';
+
 export interface DecisionRequest {
-  menu: EscalationMenu;
+  /** `approval`: a question the body asked (`ctx.requestApproval`), not an escalation menu. */
+  menu: EscalationMenu | 'approval';
   taskName?: string;
   mode?: string;
   attempts: number;
@@ -107,8 +115,28 @@ export interface DecisionRequest {
   findings: number;
   /** Modes a `different_mode` answer may name. */
   otherModes: readonly string[];
-  choices: ReadonlyArray<{ id: EscalationChoice; label: string }>;
+  choices: ReadonlyArray<{ id: EscalationChoice | ApprovalChoice; label: string }>;
   message: string;
+}
+
+/** The approve / deny question for a tool call (`menu: "approval"`). */
+export function buildApprovalRequest(input: { message: string; taskName?: string }): DecisionRequest {
+  if (typeof input.message !== 'string' || input.message.trim() === '')
+    throw new ValidationError('message', 'a non-empty question', input.message);
+  return {
+    menu: 'approval',
+    ...(input.taskName !== undefined ? { taskName: input.taskName } : {}),
+    attempts: 0,
+    timeoutMs: 0,
+    totalMs: 0,
+    findings: 0,
+    otherModes: [],
+    choices: [
+      { id: 'approve', label: 'Approve' },
+      { id: 'deny', label: 'Deny' },
+    ],
+    message: input.message,
+  };
 }
 
 function plural(n: number, noun: string): string {

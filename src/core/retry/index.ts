@@ -16,6 +16,8 @@ export {
   validateDecision,
 } from './decision.ts';
 export {
+  type ApprovalChoice,
+  buildApprovalRequest,
   buildDecisionRequest,
   DEFAULT_ESCALATION_WORDING,
   type DecisionRequest,

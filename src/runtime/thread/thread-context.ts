@@ -13,6 +13,8 @@ import type { TaskDefinition } from '../define-task.ts';
 import type { InvokeOutcome } from '../invoke-child.ts';
 import { runTool } from '../run-tool.ts';
 import type {
+  ApprovalAnswer,
+  ApprovalQuestion,
   CheckpointInfo,
   CheckpointView,
   DependencyOutput,
@@ -194,6 +196,15 @@ export class ThreadTaskContext implements TaskContext {
       new BatonError(
         'INVALID_OPTION',
         `ctx.waitFor("${name}") is not available in a task with isolation: 'thread'; wait in a task without it`,
+      ),
+    );
+  }
+
+  requestApproval(question: ApprovalQuestion): Promise<ApprovalAnswer> {
+    return Promise.reject(
+      new BatonError(
+        'INVALID_OPTION',
+        `ctx.requestApproval("${question?.key}") is not available in a task with isolation: 'thread'; ask in a task without it`,
       ),
     );
   }
