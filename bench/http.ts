@@ -156,6 +156,9 @@ function clientsProcess(url: string): Promise<RunResult[]> {
   });
 }
 
+/** Measured again with one core busy by the harness (issue 18 item 5: targets hold under load). */
+export const headline = true;
+
 export default async function bench(): Promise<BenchMetric[]> {
   return withTempDir('http', async (dir) => {
     const saves: number[] = [];

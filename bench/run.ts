@@ -7,12 +7,18 @@
  * Every metric of the run is written to bench/results/latest.json.
  *
  * A module: `export default async function bench(): Promise<Array<{ metric, value, unit }>>`, and
- * optionally `export const peers: string[]`, notes about other systems printed under the table.
+ * optionally `export const peers: string[]`, notes about other systems printed under the table, and
+ * `export const headline = true`: its figures are measured again with one core busy (a spinning
+ * process pinned to the other core, bench/_busy.ts) and printed in a second column, where the same
+ * targets apply (issue 18 item 5). `npm run bench -- --quiet` skips that pass. Figures of
+ * bench/peers.ts are set beside the best peer's in a table of their own (bench/_peer-table.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { canPinCores, withBusyCore } from './_busy.ts';
+import { formatPeerTable, peerRows } from './_peer-table.ts';
 import type { BenchMetric } from './_stats.ts';
 import { formatTable, type Row } from './_table.ts';
 
@@ -43,6 +49,12 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },
+  // Issue 18: a restarted worker takes a killed worker's run back; 100,000 waiting runs in one process.
+  'peers.recovery_ms.baton': { op: '<=', value: 250 },
+  'waiting.heap_bytes_per_run': { op: '<=', value: 1_024 },
+  'waiting.recovery_ms': { op: '<=', value: 1_000 },
+  'waiting.startup_ms': { op: '<=', value: 1_000 },
+  'waiting.due_lateness_p99_ms': { op: '<=', value: 20 },
 };
 
 /**
@@ -89,10 +101,17 @@ function isMetric(m: unknown): m is BenchMetric {
   );
 }
 
-async function runModule(file: string): Promise<{ metrics: BenchMetric[]; peers: string[] }> {
+interface ModuleResult {
+  metrics: BenchMetric[];
+  peers: string[];
+  headline: boolean;
+}
+
+async function runModule(file: string): Promise<ModuleResult> {
   const mod = (await import(pathToFileURL(join(BENCH_DIR, file)).href)) as {
     default?: unknown;
     peers?: unknown;
+    headline?: unknown;
   };
   if (typeof mod.default !== 'function')
     throw new Error(`${file} has no default export \`async function bench()\``);
@@ -104,7 +123,7 @@ async function runModule(file: string): Promise<{ metrics: BenchMetric[]; peers:
       `${file}'s bench() returned a bad metric (${String((bad as BenchMetric)?.metric)} = ${String((bad as BenchMetric)?.value)}); expected { metric: string, value: finite number, unit: string }`,
     );
   const peers = Array.isArray(mod.peers) ? mod.peers.filter((p): p is string => typeof p === 'string') : [];
-  return { metrics: metrics as BenchMetric[], peers };
+  return { metrics: metrics as BenchMetric[], peers, headline: mod.headline === true };
 }
 
 function floorOf(metric: string, values: ReadonlyMap<string, number>): string | undefined {
@@ -129,73 +148,119 @@ function fmt(n: number): string {
   return Math.abs(n) >= 100 ? n.toFixed(1) : Number(n.toPrecision(4)).toString();
 }
 
-function toRow(m: BenchMetric, values: ReadonlyMap<string, number>): Row {
+function status(metric: string, value: number, values: ReadonlyMap<string, number>): string {
+  const target = TARGETS[metric];
+  if (!target) return '';
+  const bound = 'value' in target ? target.value : values.get(target.of);
+  if (bound === undefined) return 'n/a (no floor)';
+  return compare(value, target.op, 'value' in target ? bound : target.factor * bound) ? 'PASS' : 'MISS';
+}
+
+function toRow(
+  m: BenchMetric,
+  values: ReadonlyMap<string, number>,
+  busy: ReadonlyMap<string, number> | undefined,
+): Row {
   const floor = floorOf(m.metric, values);
   const floorValue = floor === undefined ? undefined : values.get(floor);
   const ratio = floorValue ? `${fmt(m.value / floorValue)}x` : '';
+  const busyValue = busy?.get(m.metric);
+  const busyCells =
+    busy === undefined
+      ? []
+      : busyValue === undefined
+        ? ['', '']
+        : [fmt(busyValue), status(m.metric, busyValue, busy)];
   const target = TARGETS[m.metric];
   let targetText = '';
-  let status = '';
-  if (target && 'value' in target) {
-    targetText = `${target.op} ${fmt(target.value)}`;
-    status = compare(m.value, target.op, target.value) ? 'PASS' : 'MISS';
-  } else if (target) {
+  if (target && 'value' in target) targetText = `${target.op} ${fmt(target.value)}`;
+  else if (target) {
     const of = values.get(target.of);
-    targetText = `${target.op} ${target.factor}× ${target.of}`;
-    if (of === undefined) status = 'n/a (no floor)';
-    else {
-      targetText += ` = ${fmt(target.factor * of)}`;
-      status = compare(m.value, target.op, target.factor * of) ? 'PASS' : 'MISS';
+    targetText = `${target.op} ${target.factor}× ${target.of}${of === undefined ? '' : ` = ${fmt(target.factor * of)}`}`;
+  }
+  return [m.metric, fmt(m.value), m.unit, targetText, ratio, status(m.metric, m.value, values), ...busyCells];
+}
+
+interface Pass {
+  metrics: BenchMetric[];
+  notes: string[];
+  failed: string[];
+  headline: Set<string>;
+}
+
+async function runFiles(files: readonly string[], label: string): Promise<Pass> {
+  const pass: Pass = { metrics: [], notes: [], failed: [], headline: new Set() };
+  for (const file of files) {
+    const t0 = performance.now();
+    const took = () => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+    try {
+      const { metrics, peers, headline } = await runModule(file);
+      pass.metrics.push(...metrics);
+      pass.notes.push(...peers);
+      if (headline) pass.headline.add(file);
+      console.log(`${file} (${label}): ${metrics.length} metrics in ${took()}`);
+    } catch (err) {
+      pass.failed.push(file);
+      console.error(`${file} (${label}) FAILED after ${took()}:`, err);
     }
   }
-  return [m.metric, fmt(m.value), m.unit, targetText, ratio, status];
+  return pass;
+}
+
+function valuesOf(metrics: readonly BenchMetric[]): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const m of metrics) {
+    if (values.has(m.metric))
+      console.error(`warning: metric ${m.metric} is reported twice; the table shows both`);
+    values.set(m.metric, m.value);
+  }
+  return values;
 }
 
 async function main(): Promise<number> {
   for (const line of machineInfo()) console.log(line);
-  const filters = process.argv.slice(2).filter((a) => a !== '--');
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   const files = benchFiles(filters);
   if (files.length === 0) {
     console.error(`no bench module matches ${filters.join(', ')} (looked in ${BENCH_DIR})`);
     return 1;
   }
-  const all: BenchMetric[] = [];
-  const notes: string[] = [];
-  const failed: string[] = [];
-  for (const file of files) {
-    const t0 = performance.now();
-    try {
-      const { metrics, peers } = await runModule(file);
-      all.push(...metrics);
-      notes.push(...peers);
-      console.log(`${file}: ${metrics.length} metrics in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    } catch (err) {
-      failed.push(file);
-      console.error(`${file} FAILED after ${((performance.now() - t0) / 1000).toFixed(1)} s:`, err);
-    }
+  const quiet = await runFiles(files, 'quiet');
+  const headline = files.filter((f) => quiet.headline.has(f));
+  let busy: Pass | undefined;
+  if (process.argv.includes('--quiet') || headline.length === 0) {
+    // Nothing to re-measure, or asked not to.
+  } else if (!canPinCores()) console.log('\none core busy: skipped (needs 2 cores and taskset)');
+  else {
+    console.log(`\none core busy (a spinning process pinned to the last core): ${headline.join(', ')}`);
+    busy = await withBusyCore(() => runFiles(headline, 'busy'));
   }
-  const values = new Map<string, number>();
-  for (const m of all) {
-    if (values.has(m.metric))
-      console.error(`warning: metric ${m.metric} is reported twice; the table shows both`);
-    values.set(m.metric, m.value);
-  }
+  const all = quiet.metrics;
+  const values = valuesOf(all);
+  const busyValues = busy === undefined ? undefined : valuesOf(busy.metrics);
+  const header = ['metric', 'value', 'unit', 'target', 'vs floor', 'status'];
   console.log();
   console.log(
     formatTable(
-      ['metric', 'value', 'unit', 'target', 'vs floor', 'status'],
-      all.map((m) => toRow(m, values)),
+      busyValues ? [...header, 'one core busy', 'status'] : header,
+      all.map((m) => toRow(m, values, busyValues)),
     ),
   );
-  if (notes.length > 0) {
-    console.log('\npeers (measured by others on this machine, for scale):');
-    for (const n of notes) console.log(`  ${n}`);
+  const peerQuiet = peerRows(values);
+  if (peerQuiet.length > 0) {
+    console.log('\nBaton beside the best peer, same machine, same run (target: ahead of every peer):');
+    console.log(formatPeerTable(peerQuiet, busyValues ? peerRows(busyValues) : []));
   }
+  if (quiet.notes.length > 0) {
+    console.log('\npeers (measured by others on this machine, for scale):');
+    for (const n of quiet.notes) console.log(`  ${n}`);
+  }
+  const failed = [...quiet.failed, ...(busy?.failed.map((f) => `${f} (one core busy)`) ?? [])];
   mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
   writeFileSync(
     RESULTS,
     `${JSON.stringify(
-      all.map(({ metric, value, unit }) => ({ metric, value, unit })),
+      all.map(({ metric, value, unit }) => ({ metric, value, unit, busy: busyValues?.get(metric) })),
       null,
       2,
     )}\n`,

@@ -1,0 +1,85 @@
+/**
+ * Baton's side of bench/peers.ts, on real SQLite files (WAL, synchronous=FULL: every commit is
+ * fsynced), one process, the system clock.
+ */
+import { join } from 'node:path';
+import { createBaton, defineTask, openSqliteStore, type TaskContext } from '../src/index.ts';
+import { type DueAtOnce, dueSamples } from './_peer-due.ts';
+import { median } from './_stats.ts';
+
+const CHUNK = 500;
+
+/** Per `ctx.step` of an `n`-step task at concurrency 1, minus the same loop calling the function directly. */
+export async function batonStepMs(path: string, steps: number, rounds: number): Promise<number> {
+  const store = openSqliteStore(path);
+  const baton = createBaton({ store, worker: { concurrency: 1 } });
+  const loop = async (durable: boolean, n: number, ctx: TaskContext) => {
+    let sum = 0;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) sum += durable ? await ctx.step(`s${i}`, () => i) : await (async () => i)();
+    if (sum < 0) throw new Error('unreachable');
+    return performance.now() - t0;
+  };
+  const task = defineTask<{ durable: boolean; n: number }, number>({
+    name: 'bench.peer-loop',
+    retry: false,
+    run: ({ durable, n }, ctx) => loop(durable, n, ctx),
+  });
+  const time = async (durable: boolean) => {
+    const outcome = await (await baton.start(task, { durable, n: steps })).result();
+    if (outcome.status !== 'succeeded') throw new Error(`bench: the step loop ended ${outcome.status}`);
+    return outcome.output;
+  };
+  try {
+    await time(true);
+    const durable: number[] = [];
+    const plain: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      durable.push(await time(true));
+      plain.push(await time(false));
+    }
+    return (median(durable) - median(plain)) / steps;
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}
+
+/** `count` runs all due `leadMs` after the first start (each started with the delay left); lateness = body start − due. */
+export async function batonDueAtOnce(
+  dir: string,
+  count: number,
+  leadMs: number,
+  concurrency: number,
+): Promise<DueAtOnce> {
+  const store = openSqliteStore(join(dir, `due-${leadMs}.db`));
+  const due = Date.now() + leadMs;
+  const late: number[] = [];
+  let allDone!: () => void;
+  const done = new Promise<void>((resolve) => {
+    allDone = resolve;
+  });
+  const task = defineTask({
+    name: 'bench.due',
+    retry: false,
+    run: () => {
+      late.push(Date.now() - due);
+      if (late.length === count) allDone();
+    },
+  });
+  const baton = createBaton({ store, tasks: [task], worker: { concurrency } });
+  try {
+    await baton.ready();
+    for (let i = 0; i < count; i += CHUNK) {
+      const n = Math.min(CHUNK, count - i);
+      const delay = due - Date.now();
+      await Promise.all(Array.from({ length: n }, () => baton.start(task, {}, { delay })));
+    }
+    const margin = due - Date.now();
+    await done;
+    return dueSamples(late, margin);
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}
