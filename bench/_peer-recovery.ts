@@ -20,7 +20,7 @@ import pg from 'pg';
 const ROOT = join(import.meta.dirname, '..');
 const WORKERS = join(import.meta.dirname, '_peer-workers');
 /** A child that has not started the body by then is broken, not slow. */
-const CHILD_TIMEOUT_MS = 60_000;
+const CHILD_TIMEOUT_MS = 120_000;
 export const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 export const DBOS_SCHEMA = 'baton_bench_dbos';
 const BULL_LOCK_MS = 2_000;
@@ -114,7 +114,7 @@ export async function batonRecoveryMs(dir: string, round: number): Promise<numbe
 }
 
 export async function bullmqRecoveryMs(round: number): Promise<number> {
-  const name = `baton-bench-recovery-${process.pid}-${round}`;
+  const name = `baton-bench-recovery-${process.pid}-${round}-${Date.now()}`;
   const connection = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null });
   const queue = new Queue(name, { connection });
   try {
@@ -129,7 +129,8 @@ export async function bullmqRecoveryMs(round: number): Promise<number> {
 }
 
 export async function dbosRecoveryMs(round: number): Promise<number> {
-  const id = `baton-bench-recovery-${process.pid}-${round}`;
+  // A workflow id is never run twice (a second start returns the first's handle): unique per call.
+  const id = `baton-bench-recovery-${process.pid}-${round}-${Date.now()}`;
   try {
     return await killAndRetake(
       'dbos.mjs',
