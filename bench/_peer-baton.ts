@@ -3,11 +3,36 @@
  * fsynced), one process, the system clock.
  */
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createBaton, defineTask, openSqliteStore, type TaskContext } from '../src/index.ts';
 import { type DueAtOnce, dueSamples } from './_peer-due.ts';
 import { median } from './_stats.ts';
 
 const CHUNK = 500;
+
+/**
+ * The raw fsync'd commit (better-sqlite3, WAL, synchronous=FULL, one-row INSERT in autocommit),
+ * median of `n` after 50 warm-up commits: what every durable figure of Baton's stands on, printed
+ * so that a slow, shared disk shows as such (Redis does not fsync; Postgres does).
+ */
+export function commitFloorMs(path: string, n: number): number {
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE floor (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO floor (v) VALUES (?)');
+    const samples: number[] = [];
+    for (let i = 0; i < n + 50; i++) {
+      const t0 = performance.now();
+      insert.run(`row ${i}`);
+      if (i >= 50) samples.push(performance.now() - t0);
+    }
+    return median(samples);
+  } finally {
+    db.close();
+  }
+}
 
 /** Per `ctx.step` of an `n`-step task at concurrency 1, minus the same loop calling the function directly. */
 export async function batonStepMs(path: string, steps: number, rounds: number): Promise<number> {

@@ -14,12 +14,14 @@
  * - recovery_ms: a worker process holding a job is SIGKILLed; from its death until a newly spawned
  *   process starts the job again (bench/_peer-recovery.ts). Median of 3.
  *
+ * - sqlite_commit_floor_ms: a raw fsync'd SQLite commit on the same disk, for scale (not a peer).
+ *
  * Postgres peers (pg-boss, graphile-worker) come from bench/_pg-peers.ts when it exists (h13).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { batonDueAtOnce, batonStepMs } from './_peer-baton.ts';
+import { batonDueAtOnce, batonStepMs, commitFloorMs } from './_peer-baton.ts';
 import { bullmqDueAtOnce, bullmqThroughput } from './_peer-bullmq.ts';
 import { dbosFigures } from './_peer-dbos.ts';
 import { type DueAtOnce, withAdaptiveLead } from './_peer-due.ts';
@@ -73,6 +75,7 @@ async function postgresPeers(): Promise<BenchMetric[]> {
 export default async function bench(): Promise<BenchMetric[]> {
   return withTempDir('peers', async (dir) => {
     const step: number[] = [];
+    const floor: number[] = [];
     const batonTp: number[] = [];
     const bullTp: number[] = [];
     const batonDue: DueAtOnce[] = [];
@@ -81,6 +84,7 @@ export default async function bench(): Promise<BenchMetric[]> {
     const bullRec: number[] = [];
     const dbosRec: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
+      floor.push(commitFloorMs(join(dir, `floor-${r}.db`), 200));
       step.push(await batonStepMs(join(dir, `step-${r}.db`), 1_000, 3));
       batonTp.push(
         (await measureThroughput(join(dir, `tp-${r}.db`), CONCURRENCY, THROUGHPUT_JOBS)).perSecond,
@@ -98,7 +102,7 @@ export default async function bench(): Promise<BenchMetric[]> {
       bullRec.push(await bullmqRecoveryMs(r));
       dbosRec.push(await dbosRecoveryMs(r));
       console.log(
-        `  peers round ${r + 1}/${ROUNDS}: step ${round(step[r]!)} ms, c10 ${Math.round(batonTp[r]!)} vs BullMQ ${Math.round(bullTp[r]!)} runs/s, due p99 ${round(batonDue[r]!.p99)} vs ${round(bullDue[r]!.p99)} ms, recovery ${Math.round(batonRec[r]!)} / ${Math.round(bullRec[r]!)} / ${Math.round(dbosRec[r]!)} ms`,
+        `  peers round ${r + 1}/${ROUNDS}: commit floor ${round(floor[r]!)} ms, step ${round(step[r]!)} ms, c10 ${Math.round(batonTp[r]!)} vs BullMQ ${Math.round(bullTp[r]!)} runs/s, due p99 ${round(batonDue[r]!.p99)} vs ${round(bullDue[r]!.p99)} ms, recovery ${Math.round(batonRec[r]!)} / ${Math.round(bullRec[r]!)} / ${Math.round(dbosRec[r]!)} ms`,
       );
     }
     const dbos = await dbosFigures({
@@ -110,6 +114,7 @@ export default async function bench(): Promise<BenchMetric[]> {
       concurrency: CONCURRENCY,
     });
     return [
+      { metric: 'peers.sqlite_commit_floor_ms', value: round(median(floor)), unit: 'ms' },
       metric('step_ms', 'baton', median(step)),
       metric('step_ms', 'dbos', dbos.stepMs),
       metric('throughput_c10_per_s', 'baton', median(batonTp)),
