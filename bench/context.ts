@@ -1,7 +1,15 @@
 /**
  * Benchmarks of src/context against floors measured in the same run:
- * - tokens.mb_per_s: counting 1 MB of mixed English/Chinese prose, cold (fresh text, empty planner
- *   cache, gpt-tokenizer's merge cache cleared); median of 3 texts.
+ * - tokens.mb_per_s: counting 1 MB of mixed English/Chinese prose, cold (fresh text, a fresh planner:
+ *   empty count caches; only the rank tables are loaded); median of 3 texts.
+ * - tokens.<counter>.{cold,warm}_mb_per_s, .load_ms: the exact o200k counters side by side, each in a
+ *   fresh process per text (bench/_token-counter-child.ts): Baton's, gpt-tokenizer 4.0.0 (its own
+ *   counter), tiktoken 1.0.22 (OpenAI's Rust BPE as WASM) and js-tiktoken 1.0.21; cold = the first
+ *   count in the process, warm = the same text again. Every counter's count must equal Baton's (the
+ *   bench throws otherwise). Medians of 3 texts (js-tiktoken: 1, it takes ~10 s a text). ai-tokenizer
+ *   1.0.6 is not among them: its optional peer `ai@^5` conflicts with the project's ai 6, so npm
+ *   refuses to install it beside the project (measured by hand at ~2.7 s cold, exact).
+ *   tokens.vs_best_peer_cold: Baton's cold MB/s over the fastest peer's.
  * - tokens.floor_mb_per_s: o200k_base's own pre-tokenization regex alone over the same text. BPE
  *   starts with this split, so a JavaScript counter cannot beat it; the gap is the merge work.
  * - tokens.utf8_encode_mb_per_s: `TextEncoder` over the same text — touching every byte once (a
@@ -11,14 +19,18 @@
  *   (stringify + SHA-256 + LRU hit; the copy's cloning is inside the timing, so this is an upper bound).
  * - context.plan_protocol_example_ms: protocol 002 §7.2 — inputs of exactly 45000 / 8000 / 35000 /
  *   5000 / 2000 tokens (95,000) planned into Knowledge_Vault's 82,800 with every input sent in full,
- *   so §6.3 trimming runs and summarizes; a fresh planner per run and gpt-tokenizer's merge cache
- *   cleared (nothing counted before); median of 5.
+ *   so §6.3 trimming runs and summarizes; a fresh planner per run (nothing counted before); median
+ *   of 5.
  *   The report's arithmetic is verified on every run, and the bench throws if it does not hold.
  * - context.plan_protocol_example_defaults_ms: the same inputs under the default tables (references).
  * - context.plan_protocol_example_warm_ms: the trimming case again on one planner (counts cached).
  */
 
-import { clearMergeCache } from 'gpt-tokenizer/encoding/o200k_base';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import {
   type ContextInput,
@@ -183,6 +195,64 @@ function verify(plan: ContextPlan, label: string): void {
     throw new Error(`context bench (${label}): report arithmetic does not hold: ${problems.join('; ')}`);
 }
 
+const COUNTERS = ['baton', 'gpt-tokenizer', 'tiktoken', 'js-tiktoken'] as const;
+
+interface ChildResult {
+  load_ms: number;
+  first_ms: number;
+  second_ms: number;
+  tokens: number;
+}
+
+/** Each counter in a fresh process per text, side by side; every count must equal Baton's. */
+async function counters(texts: readonly string[]): Promise<BenchMetric[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-tokens-'));
+  const run = promisify(execFile);
+  const child = join(import.meta.dirname, '_token-counter-child.ts');
+  const metrics: BenchMetric[] = [];
+  const cold = new Map<string, number>();
+  try {
+    const files = texts.map((t, i) => {
+      const f = join(dir, `text${i}.txt`);
+      writeFileSync(f, t);
+      return f;
+    });
+    const expected = new Map<string, number>();
+    for (const name of COUNTERS) {
+      const results: ChildResult[] = [];
+      for (const [i, file] of files.entries()) {
+        if (name === 'js-tiktoken' && i > 0) break;
+        const { stdout } = await run(process.execPath, ['--import', 'tsx', child, name, file], {
+          maxBuffer: 1 << 20,
+        });
+        const r = JSON.parse(stdout) as ChildResult;
+        const want = expected.get(file);
+        if (want === undefined) expected.set(file, r.tokens);
+        else if (r.tokens !== want)
+          throw new Error(`context bench: ${name} counts ${r.tokens} tokens in text ${i}, Baton ${want}`);
+        results.push(r);
+      }
+      const mb = Buffer.byteLength(texts[0]!) / 1_000_000;
+      const coldMbps = median(results.map((r) => (mb * 1000) / r.first_ms));
+      cold.set(name, coldMbps);
+      metrics.push(
+        { metric: `tokens.${name}.cold_mb_per_s`, value: coldMbps, unit: 'MB/s' },
+        {
+          metric: `tokens.${name}.warm_mb_per_s`,
+          value: median(results.map((r) => (mb * 1000) / r.second_ms)),
+          unit: 'MB/s',
+        },
+        { metric: `tokens.${name}.load_ms`, value: median(results.map((r) => r.load_ms)), unit: 'ms' },
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const best = Math.max(...COUNTERS.filter((c) => c !== 'baton').map((c) => cold.get(c)!));
+  metrics.push({ metric: 'tokens.vs_best_peer_cold', value: cold.get('baton')! / best, unit: 'x' });
+  return metrics;
+}
+
 export default async function bench(): Promise<BenchMetric[]> {
   const metrics: BenchMetric[] = [];
   const MB = 1_000_000;
@@ -193,11 +263,10 @@ export default async function bench(): Promise<BenchMetric[]> {
   const split: number[] = [];
   let hitMs = 0;
   let tokensPerS = 0;
-  for (const seed of [1, 2, 3]) {
-    const sample = mixedText(MB, seed);
+  const samples = [1, 2, 3].map((seed) => mixedText(MB, seed));
+  for (const sample of samples) {
     const bytes = Buffer.byteLength(sample);
     const planner = await createContextPlanner();
-    clearMergeCache();
     const count = await timed(() => planner.countTokens(sample));
     cold.push(bytes / MB / (count.ms / 1000));
     tokensPerS = count.value / (count.ms / 1000);
@@ -214,6 +283,7 @@ export default async function bench(): Promise<BenchMetric[]> {
   metrics.push({ metric: 'tokens.utf8_encode_mb_per_s', value: median(encoder), unit: 'MB/s' });
   metrics.push({ metric: 'tokens.cache_hit_ms', value: hitMs, unit: 'ms' });
   metrics.push({ metric: 'tokens.cache_speedup', value: 1000 / coldMbps / hitMs, unit: 'x' });
+  metrics.push(...(await counters(samples)));
 
   // The §7.2 example, end to end.
   const fixturePlanner = await createContextPlanner();
@@ -223,7 +293,6 @@ export default async function bench(): Promise<BenchMetric[]> {
   // (JSON text → SHA-256 → LRU), against counting it afresh.
   const scholar = inputs[0]!.value;
   const objects = await createContextPlanner();
-  clearMergeCache();
   const first = (await timed(() => objects.countTokens(scholar))).ms;
   const identity =
     (
@@ -243,7 +312,6 @@ export default async function bench(): Promise<BenchMetric[]> {
     const runs: number[] = [];
     for (let i = 0; i < 5; i++) {
       const planner = await createContextPlanner();
-      clearMergeCache();
       const { ms, value } = await timed(() =>
         planner.planContext({ ...request, ...(transferConfig ? { transferConfig } : {}) }),
       );

@@ -46,6 +46,9 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'retention.gc_runs_per_s': { op: '>=', value: 10_000 },
   'retention.growth_h3_to_h8': { op: '<=', value: 1.1 },
   'retention.sweep_p99_ms': { op: '<=', value: 10 },
+  // Issue 18 item 1: exact token counting near the floor, and the protocol 002 §7.2 plan.
+  'tokens.mb_per_s': { op: '>=', value: 10 },
+  'context.plan_protocol_example_ms': { op: '<=', value: 50 },
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },

@@ -1,0 +1,190 @@
+/**
+ * An exact byte-pair-encoding token counter over a tiktoken rank table. It gives the count of
+ * tiktoken's algorithm — split the text with the encoding's regex, then in each piece repeatedly
+ * merge the adjacent pair whose bytes form the lowest-ranked token, leftmost first — and is checked
+ * against gpt-tokenizer on a multilingual corpus and generated strings (bpe-counter.test.ts).
+ *
+ * Why not gpt-tokenizer's own counter: on 1 MB of mixed English/Chinese its first count runs at
+ * ~0.5 MB/s (bench/context.ts). A run of Han characters is one regex piece, and its merge loop looks
+ * every pair up by decoding the byte slice to a string (binary-searching when that fails) on each of
+ * O(n²) steps. Here:
+ * - a piece that is itself a token is one hash-table probe (most English words);
+ * - a pair of text tokens is looked up by a hash combined from the two tokens' hashes, so no string
+ *   is built for the (mostly absent) pairs of Han characters (bpe-tables.ts);
+ * - pairs of single bytes come from a 256×256 table, other pairs with a partial character from a
+ *   table keyed by the two ranks (bpe-pairs.ts): each is resolved through bytes once per counter;
+ * - pieces longer than LONG_PIECE bytes merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
+ *   without a separator (base64, a DNA string, Han text without punctuation) cannot stall the process;
+ * - counts of recurring short pieces are cached.
+ */
+
+import { mergeLongPiece } from './bpe-heap.ts';
+import { PairTable } from './bpe-pairs.ts';
+import { type BpeTables, NO_RANK } from './bpe-tables.ts';
+import type { TextTokenCounter } from './encodings.ts';
+
+/** Pieces longer than this many bytes merge with a heap instead of the quadratic scan. */
+const LONG_PIECE = 128;
+/** Counts of pieces up to this many UTF-16 units are cached per counter. */
+const CACHED_PIECE = 64;
+const PIECE_CACHE_ENTRIES = 65_536;
+const UNKNOWN = -1;
+
+/** Writes the UTF-8 bytes of `text` into `out` (grown as needed); returns [buffer, length]. */
+function utf8(text: string, out: Uint8Array): [Uint8Array, number] {
+  if (out.length < text.length * 3) out = new Uint8Array(text.length * 3);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) out[n++] = c;
+    else if (c < 0x800) {
+      out[n++] = 0xc0 | (c >> 6);
+      out[n++] = 0x80 | (c & 63);
+    } else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          out[n++] = 0xf0 | (c >> 18);
+          out[n++] = 0x80 | ((c >> 12) & 63);
+          out[n++] = 0x80 | ((c >> 6) & 63);
+          out[n++] = 0x80 | (c & 63);
+          continue;
+        }
+      }
+      // A lone surrogate encodes as U+FFFD, as TextEncoder (and so gpt-tokenizer) does.
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      out[n++] = 0xe0 | (c >> 12);
+      out[n++] = 0x80 | ((c >> 6) & 63);
+      out[n++] = 0x80 | (c & 63);
+    }
+  }
+  return [out, n];
+}
+
+/** The merge engine of one encoding: resolves pairs of ranks and merges pieces. */
+export class BpeMerger {
+  private readonly pairs = new PairTable();
+  private readonly bytePairs = new Int32Array(65_536).fill(UNKNOWN);
+  private buffer: Uint8Array = new Uint8Array(1024);
+  private rank = new Int32Array(256);
+  private pairRanks = new Int32Array(256);
+  private next = new Int32Array(256);
+  private prev = new Int32Array(256);
+
+  constructor(private readonly tables: BpeTables) {}
+
+  /** The rank of the token whose bytes are those of parts `left` then `right`, or NO_RANK. */
+  pairRank(left: number, right: number): number {
+    const { tables } = this;
+    const x = tables.byteOf[left]!;
+    const y = tables.byteOf[right]!;
+    if ((x | y) >= 0) {
+      // Two single bytes (the first pass over every piece): a 256×256 table filled on demand.
+      const k = (x << 8) | y;
+      let r = this.bytePairs[k]!;
+      if (r === UNKNOWN) {
+        r =
+          tables.text[left] !== null && tables.text[right] !== null
+            ? tables.rankOfTextPair(left, right)
+            : tables.rankOfBytePair(left, right);
+        this.bytePairs[k] = r;
+      }
+      return r;
+    }
+    if (tables.text[left] !== null && tables.text[right] !== null) return tables.rankOfTextPair(left, right);
+    // A pair with a partial character: few distinct ones, each resolved through its bytes once.
+    const known = this.pairs.get(left, right);
+    if (known !== PairTable.MISSING) return known;
+    const rank = tables.rankOfBytePair(left, right);
+    this.pairs.set(left, right, rank);
+    return rank;
+  }
+
+  /** The rank of a single byte (the parts BPE starts from). */
+  byteRankOf(byte: number): number {
+    return this.tables.singleByte[byte]!;
+  }
+
+  /** The number of tokens of one regex piece. */
+  countPiece(text: string): number {
+    const [bytes, n] = utf8(text, this.buffer);
+    this.buffer = bytes;
+    if (n <= 1) return n;
+    if (n > LONG_PIECE) return mergeLongPiece(this, bytes, n);
+    return this.mergeShort(bytes, n);
+  }
+
+  /**
+   * tiktoken's loop over a linked list of parts: find the lowest pair rank (leftmost on ties),
+   * merge, update the pairs on both sides of the merged part.
+   */
+  private mergeShort(piece: Uint8Array, n: number): number {
+    if (this.rank.length < n) {
+      this.rank = new Int32Array(n);
+      this.pairRanks = new Int32Array(n);
+      this.next = new Int32Array(n);
+      this.prev = new Int32Array(n);
+    }
+    const { rank, pairRanks, next, prev } = this;
+    const single = this.tables.singleByte;
+    for (let i = 0; i < n; i++) {
+      rank[i] = single[piece[i]!]!;
+      next[i] = i + 1;
+      prev[i] = i - 1;
+    }
+    for (let i = 0; i < n - 1; i++) pairRanks[i] = this.pairRank(rank[i]!, rank[i + 1]!);
+    pairRanks[n - 1] = NO_RANK;
+    let parts = n;
+    while (parts > 1) {
+      let best = NO_RANK;
+      let at = -1;
+      for (let i = 0; i < n; i = next[i]!)
+        if (pairRanks[i]! < best) {
+          best = pairRanks[i]!;
+          at = i;
+        }
+      if (at < 0) break;
+      const j = next[at]!;
+      rank[at] = best;
+      next[at] = next[j]!;
+      if (next[j]! < n) prev[next[j]!] = at;
+      parts--;
+      pairRanks[at] = next[at]! < n ? this.pairRank(best, rank[next[at]!]!) : NO_RANK;
+      const p = prev[at]!;
+      if (p >= 0) pairRanks[p] = this.pairRank(rank[p]!, best);
+    }
+    return parts;
+  }
+}
+
+/** Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode). */
+export function createBpeCounter(tables: BpeTables, split: RegExp): TextTokenCounter {
+  const merger = new BpeMerger(tables);
+  const cache = new Map<string, number>();
+  const regex = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
+  return (text) => {
+    let count = 0;
+    regex.lastIndex = 0;
+    for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
+      const piece = m[0];
+      if (tables.rankOfText(piece) !== NO_RANK) {
+        count++;
+        continue;
+      }
+      if (piece.length > CACHED_PIECE) {
+        count += merger.countPiece(piece);
+        continue;
+      }
+      let n = cache.get(piece);
+      if (n === undefined) {
+        n = merger.countPiece(piece);
+        if (cache.size >= PIECE_CACHE_ENTRIES) cache.clear();
+        cache.set(piece, n);
+      }
+      count += n;
+    }
+    return count;
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * The lookup structures of one tiktoken rank table (the tables gpt-tokenizer ships: index = rank,
+ * value = the token's text, or its bytes when they are not well-formed UTF-8).
+ *
+ * Tokens with text are found by a polynomial hash of their UTF-16 text in an open-addressing table
+ * of ranks, and confirmed by comparing the text itself (so a hash collision can cost a comparison,
+ * never a wrong answer). The hash of two tokens side by side is computed from their two hashes,
+ * which answers "is there a token spelled left+right?" — the question byte-pair merging asks
+ * millions of times — without building the joined string; for most pairs of Han characters the
+ * answer is an empty slot.
+ */
+
+export const NO_RANK = 0x7fffffff;
+
+/** A rank table: index = rank, value = the token's text, or its bytes when they are not UTF-8. */
+export type RankTable = ReadonlyArray<string | readonly number[] | undefined>;
+
+const HASH_BASE = 0x01000193;
+const BLOOM_BITS = 1 << 21;
+const bloomA = (h: number) => h & (BLOOM_BITS - 1);
+const bloomB = (h: number) => Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 11;
+
+export const ASCII = 0;
+export const VALID = 1;
+export const INVALID = 2;
+
+/** Whether bytes are ASCII, other well-formed UTF-8, or neither. */
+export function utf8Kind(bytes: ArrayLike<number>): number {
+  let kind = ASCII;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    kind = VALID;
+    let need: number;
+    let min: number;
+    let cp: number;
+    if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+      cp = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+      cp = b & 0x0f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+      cp = b & 0x07;
+    } else return INVALID;
+    if (i + need >= bytes.length) return INVALID;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k]!;
+      if ((c & 0xc0) !== 0x80) return INVALID;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return INVALID;
+    i += need + 1;
+  }
+  return kind;
+}
+
+export function hashText(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+export class BpeTables {
+  /** Per rank: the token's text, or null when its bytes are not UTF-8 (then see `latin1`). */
+  readonly text: Array<string | null>;
+  /** Per rank: the token's bytes as a latin1 string, filled in when first needed. */
+  private readonly latin1: Array<string | undefined>;
+  /** Token bytes as a latin1 string → rank, for tokens whose bytes are not UTF-8. */
+  private readonly byteRank = new Map<string, number>();
+  /** The rank of each single byte (the parts merging starts from). */
+  readonly singleByte = new Int32Array(256).fill(NO_RANK);
+  /** Per rank: the byte of a single-byte token, -1 for longer tokens. */
+  readonly byteOf: Int16Array;
+  private readonly textHash: Int32Array;
+  private readonly textLength: Int32Array;
+  /** HASH_BASE^k for k up to the longest text token. */
+  private readonly powers: Int32Array;
+  /** A Bloom filter of the text tokens' hashes (256 KB, stays in cache): a clear bit = no token. */
+  private readonly bloom = new Int32Array(BLOOM_BITS >>> 5);
+  /** Open addressing: rank + 1 of a text token, 0 for an empty slot. */
+  private readonly slots: Int32Array;
+  private readonly shift: number;
+
+  constructor(ranks: RankTable) {
+    const n = ranks.length;
+    this.text = new Array<string | null>(n).fill(null);
+    this.latin1 = new Array<string | undefined>(n);
+    this.textHash = new Int32Array(n);
+    this.textLength = new Int32Array(n);
+    this.byteOf = new Int16Array(n).fill(-1);
+    let bits = 1;
+    while (1 << bits < n * 2.5) bits++;
+    this.slots = new Int32Array(1 << bits);
+    this.shift = 32 - bits;
+    let longest = 1;
+    for (let rank = 0; rank < n; rank++) {
+      const token = ranks[rank];
+      if (token === undefined) continue;
+      let t: string | null = null;
+      if (typeof token === 'string') t = token;
+      else {
+        const bytes = Uint8Array.from(token);
+        this.latin1[rank] = Buffer.from(bytes).toString('latin1');
+        // Well-formed bytes stored as numbers are indexed by their text like the others.
+        if (utf8Kind(bytes) !== INVALID) t = Buffer.from(bytes).toString('utf8');
+        else this.byteRank.set(this.latin1[rank]!, rank);
+        if (token.length === 1) this.singleByte[token[0]!] = rank;
+      }
+      if (t === null) continue;
+      if (t.length === 1 && t.charCodeAt(0) < 0x80) this.singleByte[t.charCodeAt(0)] = rank;
+      this.text[rank] = t;
+      const h = hashText(t);
+      this.textHash[rank] = h;
+      this.textLength[rank] = t.length;
+      if (t.length > longest) longest = t.length;
+      this.bloom[bloomA(h) >>> 5]! |= 1 << (h & 31);
+      this.bloom[bloomB(h) >>> 5]! |= 1 << (bloomB(h) & 31);
+      let i = this.slot(h);
+      while (this.slots[i] !== 0) i = (i + 1) & (this.slots.length - 1);
+      this.slots[i] = rank + 1;
+    }
+    for (let b = 0; b < 256; b++) {
+      if (this.singleByte[b] === NO_RANK) throw new Error(`rank table has no token for byte ${b}`);
+      this.byteOf[this.singleByte[b]!] = b;
+    }
+    this.powers = new Int32Array(longest + 1);
+    this.powers[0] = 1;
+    for (let k = 1; k <= longest; k++) this.powers[k] = Math.imul(this.powers[k - 1]!, HASH_BASE);
+  }
+
+  private slot(h: number): number {
+    return Math.imul(h, 0x9e3779b1) >>> this.shift;
+  }
+
+  /** The rank of the token spelled `text`, or NO_RANK. */
+  rankOfText(text: string): number {
+    const h = hashText(text);
+    const mask = this.slots.length - 1;
+    for (let i = this.slot(h); ; i = (i + 1) & mask) {
+      const r = this.slots[i]! - 1;
+      if (r < 0) return NO_RANK;
+      if (this.textHash[r] === h && this.text[r] === text) return r;
+    }
+  }
+
+  /**
+   * The rank of the token spelled as text token `left` followed by text token `right`, or NO_RANK.
+   * (Two well-formed halves make a well-formed whole, so the answer is a text token or none.)
+   */
+  rankOfTextPair(left: number, right: number): number {
+    const a = this.text[left]!;
+    const b = this.text[right]!;
+    const length = a.length + b.length;
+    if (length >= this.powers.length) return NO_RANK;
+    const h = (Math.imul(this.textHash[left]!, this.powers[b.length]!) + this.textHash[right]!) | 0;
+    if ((this.bloom[bloomA(h) >>> 5]! & (1 << (h & 31))) === 0) return NO_RANK;
+    const hb = bloomB(h);
+    if ((this.bloom[hb >>> 5]! & (1 << (hb & 31))) === 0) return NO_RANK;
+    const mask = this.slots.length - 1;
+    for (let i = this.slot(h); ; i = (i + 1) & mask) {
+      const r = this.slots[i]! - 1;
+      if (r < 0) return NO_RANK;
+      if (this.textHash[r] === h && this.textLength[r] === length) {
+        const t = this.text[r]!;
+        if (t.startsWith(a) && t.endsWith(b)) return r;
+      }
+    }
+  }
+
+  /** The rank of the token whose bytes are those of `left` then `right`, or NO_RANK. */
+  rankOfBytePair(left: number, right: number): number {
+    const key = this.latin1Of(left) + this.latin1Of(right);
+    const rank = this.byteRank.get(key);
+    if (rank !== undefined) return rank;
+    const bytes = Buffer.from(key, 'latin1');
+    if (utf8Kind(bytes) === INVALID) return NO_RANK;
+    return this.rankOfText(bytes.toString('utf8'));
+  }
+
+  private latin1Of(rank: number): string {
+    let s = this.latin1[rank];
+    if (s === undefined) {
+      s = Buffer.from(this.text[rank]!, 'utf8').toString('latin1');
+      this.latin1[rank] = s;
+    }
+    return s;
+  }
+}
