@@ -9,21 +9,24 @@
  * every pair up by decoding the byte slice to a string (binary-searching when that fails) on each of
  * O(n²) steps. Here:
  * - a piece that is itself a token is one hash-table probe (most English words);
+ * - multi-byte characters start as their own token instead of 2–4 bytes wherever that provably
+ *   gives the same result (bpe-chars.ts), which cuts most of the work on Han text;
  * - a pair of text tokens is looked up by a hash combined from the two tokens' hashes, so no string
  *   is built for the (mostly absent) pairs of Han characters (bpe-tables.ts);
  * - pairs of single bytes come from a 256×256 table, other pairs with a partial character from a
  *   table keyed by the two ranks (bpe-pairs.ts): each is resolved through bytes once per counter;
- * - pieces longer than LONG_PIECE bytes merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
+ * - pieces of more than LONG_PIECE parts merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
  *   without a separator (base64, a DNA string, Han text without punctuation) cannot stall the process;
  * - counts of recurring short pieces are cached.
  */
 
+import { CharCollapser } from './bpe-chars.ts';
 import { mergeLongPiece } from './bpe-heap.ts';
 import { PairTable } from './bpe-pairs.ts';
 import { type BpeTables, NO_RANK } from './bpe-tables.ts';
 import type { TextTokenCounter } from './encodings.ts';
 
-/** Pieces longer than this many bytes merge with a heap instead of the quadratic scan. */
+/** Pieces of more parts than this merge with a heap instead of the quadratic scan. */
 const LONG_PIECE = 128;
 /** Counts of pieces up to this many UTF-16 units are cached per counter. */
 const CACHED_PIECE = 64;
@@ -72,8 +75,12 @@ export class BpeMerger {
   private pairRanks = new Int32Array(256);
   private next = new Int32Array(256);
   private prev = new Int32Array(256);
+  private touched = new Uint8Array(256);
+  private readonly chars: CharCollapser;
 
-  constructor(private readonly tables: BpeTables) {}
+  constructor(private readonly tables: BpeTables) {
+    this.chars = new CharCollapser(tables, this);
+  }
 
   /** The rank of the token whose bytes are those of parts `left` then `right`, or NO_RANK. */
   pairRank(left: number, right: number): number {
@@ -112,25 +119,56 @@ export class BpeMerger {
     const [bytes, n] = utf8(text, this.buffer);
     this.buffer = bytes;
     if (n <= 1) return n;
-    if (n > LONG_PIECE) return mergeLongPiece(this, bytes, n);
-    return this.mergeShort(bytes, n);
+    this.reserve(n);
+    const parts = this.rank;
+    const single = this.tables.singleByte;
+    let m = 0;
+    let ascii = true;
+    for (let i = 0; i < n; i++) if (bytes[i]! >= 0x80) ascii = false;
+    if (ascii) {
+      for (let i = 0; i < n; i++) parts[i] = single[bytes[i]!]!;
+      m = n;
+    } else {
+      // Whole characters where that is exact (bpe-chars.ts), bytes elsewhere.
+      const touched = this.touched;
+      this.chars.markCross(bytes, n, touched);
+      for (let i = 0; i < n; ) {
+        const b = bytes[i]!;
+        const len = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+        let token = NO_RANK;
+        if (len > 1 && i + len <= n) {
+          let clear = true;
+          for (let k = i; k < i + len; k++) if (touched[k] !== 0) clear = false;
+          if (clear) token = this.chars.charToken(bytes, i, len);
+        }
+        if (token !== NO_RANK) {
+          parts[m++] = token;
+          i += len;
+        } else {
+          for (const end = Math.min(n, i + len); i < end; i++) parts[m++] = single[bytes[i]!]!;
+        }
+      }
+    }
+    if (m > LONG_PIECE) return mergeLongPiece(this, parts, m);
+    return this.mergeShort(m);
+  }
+
+  private reserve(n: number): void {
+    if (this.rank.length >= n) return;
+    this.rank = new Int32Array(n);
+    this.pairRanks = new Int32Array(n);
+    this.next = new Int32Array(n);
+    this.prev = new Int32Array(n);
+    this.touched = new Uint8Array(n);
   }
 
   /**
-   * tiktoken's loop over a linked list of parts: find the lowest pair rank (leftmost on ties),
-   * merge, update the pairs on both sides of the merged part.
+   * tiktoken's loop over a linked list of the n parts in this.rank: find the lowest pair rank
+   * (leftmost on ties), merge, update the pairs on both sides of the merged part.
    */
-  private mergeShort(piece: Uint8Array, n: number): number {
-    if (this.rank.length < n) {
-      this.rank = new Int32Array(n);
-      this.pairRanks = new Int32Array(n);
-      this.next = new Int32Array(n);
-      this.prev = new Int32Array(n);
-    }
+  private mergeShort(n: number): number {
     const { rank, pairRanks, next, prev } = this;
-    const single = this.tables.singleByte;
     for (let i = 0; i < n; i++) {
-      rank[i] = single[piece[i]!]!;
       next[i] = i + 1;
       prev[i] = i - 1;
     }

@@ -52,8 +52,8 @@ class MinHeap {
   }
 }
 
-/** The number of tokens of piece[0, n) after byte-pair merging. */
-export function mergeLongPiece(merger: BpeMerger, piece: Uint8Array, n: number): number {
+/** The number of tokens left of the n parts in `initial` (their ranks) after byte-pair merging. */
+export function mergeLongPiece(merger: BpeMerger, initial: Int32Array, n: number): number {
   // next[i]: offset of the part after the part starting at i (n at the end); -1 once merged away.
   const next = new Int32Array(n);
   const prev = new Int32Array(n);
@@ -63,7 +63,7 @@ export function mergeLongPiece(merger: BpeMerger, piece: Uint8Array, n: number):
   for (let i = 0; i < n; i++) {
     next[i] = i + 1;
     prev[i] = i - 1;
-    rank[i] = merger.byteRankOf(piece[i]!);
+    rank[i] = initial[i]!;
   }
   const rankWithNext = (i: number): number => {
     const j = next[i]!;

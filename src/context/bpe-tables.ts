@@ -175,6 +175,11 @@ export class BpeTables {
     }
   }
 
+  /** The bytes of every token that is not well-formed UTF-8. */
+  *invalidTokens(): Generator<Uint8Array> {
+    for (const key of this.byteRank.keys()) yield Buffer.from(key, 'latin1');
+  }
+
   /** The rank of the token whose bytes are those of `left` then `right`, or NO_RANK. */
   rankOfBytePair(left: number, right: number): number {
     const key = this.latin1Of(left) + this.latin1Of(right);
