@@ -150,10 +150,29 @@ export function joinSentences(sentences: readonly Sentence[]): string {
   return out;
 }
 
-/** Word-like segments, lowercased (ICU segments Chinese into dictionary words). */
+// Scripts ICU segments by dictionary (no spaces between words): their runs still go to ICU.
+const DICTIONARY =
+  '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}\\u3031-\\u3035\\u309b\\u309c\\u30a0\\u30fc\\uff70]';
+const WORD_CHAR = `(?:(?!${DICTIONARY})[\\p{L}\\p{M}\\p{Nd}\\p{Nl}_])`;
+// Elsewhere a word is what UAX #29 calls one in prose: letters, marks, digits and connector
+// underscores, with an apostrophe or a period/comma between two of them (don't, e.g, 3.14, 1,234).
+const WORD_OR_RUN = new RegExp(`(${DICTIONARY}+)|${WORD_CHAR}+(?:['’.,]${WORD_CHAR}+)*`, 'gu');
+
+/**
+ * Word-like segments, lowercased: ICU's dictionary words for Chinese, Japanese and Southeast Asian
+ * runs, a regular expression elsewhere. Only summary scoring reads these; ICU's iterator over a
+ * whole text costs ~1 µs a segment (spaces and punctuation included), which made it most of
+ * planning protocol 002's example, while space-separated words need no dictionary.
+ */
 export function wordsOf(text: string, language: Language): string[] {
   const words: string[] = [];
-  for (const s of segmentsOf(text, language, 'word')) if (s.isWordLike) words.push(s.segment.toLowerCase());
+  WORD_OR_RUN.lastIndex = 0;
+  for (let m = WORD_OR_RUN.exec(text); m !== null; m = WORD_OR_RUN.exec(text)) {
+    if (m[1] !== undefined) {
+      for (const s of segmentsOf(m[1], language, 'word'))
+        if (s.isWordLike) words.push(s.segment.toLowerCase());
+    } else words.push(m[0].toLowerCase());
+  }
   return words;
 }
 
