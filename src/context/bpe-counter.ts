@@ -17,7 +17,6 @@
  *   table keyed by the two ranks (bpe-pairs.ts): each is resolved through bytes once per counter;
  * - pieces of more than LONG_PIECE parts merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
  *   without a separator (base64, a DNA string, Han text without punctuation) cannot stall the process;
- * - counts of recurring short pieces are cached.
  */
 
 import { CharCollapser } from './bpe-chars.ts';
@@ -28,9 +27,6 @@ import type { TextTokenCounter } from './encodings.ts';
 
 /** Pieces of more parts than this merge with a heap instead of the quadratic scan. */
 const LONG_PIECE = 128;
-/** Counts of pieces up to this many UTF-16 units are cached per counter. */
-const CACHED_PIECE = 64;
-const PIECE_CACHE_ENTRIES = 65_536;
 const UNKNOWN = -1;
 
 /** Writes the UTF-8 bytes of `text` into `out` (grown as needed); returns [buffer, length]. */
@@ -100,11 +96,14 @@ export class BpeMerger {
       }
       return r;
     }
-    if (tables.text[left] !== null && tables.text[right] !== null) return tables.rankOfTextPair(left, right);
-    // A pair with a partial character: few distinct ones, each resolved through its bytes once.
+    const text = tables.text[left] !== null && tables.text[right] !== null;
+    // Most pairs of two text tokens (of Han characters: nearly all) are no token; the Bloom
+    // filter says so without touching the big tables.
+    if (text && !tables.mayHaveTextPair(left, right)) return NO_RANK;
+    // The rest recur (English syllables, partial characters): each is resolved once per counter.
     const known = this.pairs.get(left, right);
     if (known !== PairTable.MISSING) return known;
-    const rank = tables.rankOfBytePair(left, right);
+    const rank = text ? tables.rankOfTextPair(left, right) : tables.rankOfBytePair(left, right);
     this.pairs.set(left, right, rank);
     return rank;
   }
@@ -200,29 +199,13 @@ export class BpeMerger {
 /** Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode). */
 export function createBpeCounter(tables: BpeTables, split: RegExp): TextTokenCounter {
   const merger = new BpeMerger(tables);
-  const cache = new Map<string, number>();
   const regex = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
   return (text) => {
+    // One match() call returns every piece; faster than an exec() loop building match objects.
+    const pieces = text.match(regex);
+    if (pieces === null) return 0;
     let count = 0;
-    regex.lastIndex = 0;
-    for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
-      const piece = m[0];
-      if (tables.rankOfText(piece) !== NO_RANK) {
-        count++;
-        continue;
-      }
-      if (piece.length > CACHED_PIECE) {
-        count += merger.countPiece(piece);
-        continue;
-      }
-      let n = cache.get(piece);
-      if (n === undefined) {
-        n = merger.countPiece(piece);
-        if (cache.size >= PIECE_CACHE_ENTRIES) cache.clear();
-        cache.set(piece, n);
-      }
-      count += n;
-    }
+    for (const piece of pieces) count += tables.rankOfText(piece) !== NO_RANK ? 1 : merger.countPiece(piece);
     return count;
   };
 }

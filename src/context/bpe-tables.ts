@@ -151,6 +151,16 @@ export class BpeTables {
     }
   }
 
+  /** False when no token is spelled as text token `left` then text token `right` (a Bloom filter). */
+  mayHaveTextPair(left: number, right: number): boolean {
+    const length = this.textLength[right]!;
+    if (this.textLength[left]! + length >= this.powers.length) return false;
+    const h = (Math.imul(this.textHash[left]!, this.powers[length]!) + this.textHash[right]!) | 0;
+    if ((this.bloom[bloomA(h) >>> 5]! & (1 << (h & 31))) === 0) return false;
+    const hb = bloomB(h);
+    return (this.bloom[hb >>> 5]! & (1 << (hb & 31))) !== 0;
+  }
+
   /**
    * The rank of the token spelled as text token `left` followed by text token `right`, or NO_RANK.
    * (Two well-formed halves make a well-formed whole, so the answer is a text token or none.)
