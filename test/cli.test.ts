@@ -240,7 +240,8 @@ describe('baton CLI', () => {
       output: { look: { status: 'timeout', partial: true }, '1': 2 },
     });
     const show = baton('--db', db, 'show', waiting.id);
-    expect(show.out).toMatch(/timeouts {2}2 spawned, 1 completed, 1 timed out → partial/);
+    // The agent counts; the step that waited for it (an aggregator) does not (protocol 001).
+    expect(show.out).toMatch(/timeouts {2}1 spawned, 0 completed, 1 timed out → partial/);
     expect(show.out).toMatch(/decided {3}look: continue_partial by cli/);
   });
 

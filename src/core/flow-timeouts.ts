@@ -35,12 +35,16 @@ function finalStatusOf(row: StepRowForTimeouts): StepFinalStatus | undefined {
   }
 }
 
-/** Steps that started and ended count; steps still running or never started do not (yet). */
+/**
+ * Agent steps that started and ended count; steps still running or never started do not (yet).
+ * Steps the engine marked `agent: false` (tools, an aggregator: no research mode or agent profile)
+ * are not agents in protocol 001's sense; rows from before the mark count as they did.
+ */
 export function flowTimeoutState(rows: readonly StepRowForTimeouts[]): TimeoutState {
   const outcomes: StepOutcome[] = [];
   for (const row of rows) {
     const finalStatus = finalStatusOf(row);
-    if (!finalStatus || row.attempt === 0) continue;
+    if (!finalStatus || row.attempt === 0 || row.meta.agent === false) continue;
     const log = Array.isArray(row.meta.attemptsLog) ? (row.meta.attemptsLog as AttemptLogEntry[]) : [];
     const mode =
       typeof row.meta.mode === 'string'

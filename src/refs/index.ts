@@ -43,6 +43,7 @@ export {
   type AppliedStrategy,
   DefaultFallbacks,
   type FallbackPlan,
+  isAbortedResolution,
   type RefErrorCode,
   RefErrorCodes,
   type ResolutionFailure,

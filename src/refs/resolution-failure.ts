@@ -97,3 +97,14 @@ export function fallbackPlanFor(code: RefErrorCode, config: FallbackConfig | und
 export function isRefErrorCode(code: unknown): code is RefErrorCode {
   return (RefErrorCodes as readonly unknown[]).includes(code);
 }
+
+/**
+ * Whether an error is a reference resolution that ended with `abort` (002 §3.2 "报错终止"): the
+ * fallback strategy already made its own retries, so the step fails now instead of being retried.
+ */
+export function isAbortedResolution(error: unknown): boolean {
+  const data = (error as { data?: { failure?: { fallback_strategy?: unknown } } } | null)?.data;
+  return (
+    isRefErrorCode((error as { code?: unknown } | null)?.code) && data?.failure?.fallback_strategy === 'abort'
+  );
+}

@@ -95,6 +95,7 @@ export class AttemptContext implements TaskContext {
   private closedReason: string | undefined;
   private readonly used = new Set<string>();
   private lastProgressAt = Number.NEGATIVE_INFINITY;
+  private itemsTotal: number | undefined;
 
   constructor(private readonly init: AttemptContextInit) {
     this.runId = init.runId;
@@ -356,12 +357,14 @@ export class AttemptContext implements TaskContext {
   private async saveCheckpoint(state: unknown, info: CheckpointInfo, moment: Moment): Promise<number> {
     this.ensureOpen('ctx.checkpoint');
     if (info.itemsAnalyzed !== undefined) this.time.noteItems(info.itemsAnalyzed);
+    this.noteTotal(info.itemsTotal);
     const items = this.time.itemsAnalyzed;
     const assessment = this.time.assess();
     const record = buildCheckpointRecord({
       checkpointId: checkpointId(this.stepId ?? this.taskName, this.init.lastSeq + this.checkpoints + 1),
       itemsAnalyzed: items,
-      ...(info.itemsTotal !== undefined ? { itemsTotal: info.itemsTotal } : {}),
+      // The last total the task reported, so automatic checkpoints (ctx.tool's) carry progress too.
+      ...(this.itemsTotal !== undefined ? { itemsTotal: this.itemsTotal } : {}),
       assessment,
       status: info.status ?? 'in_progress',
     });
@@ -400,9 +403,15 @@ export class AttemptContext implements TaskContext {
     this.findings.push(...findings);
   }
 
+  /** Remembers a total of items the task reported (checkpoint info or progress). */
+  private noteTotal(total: number | undefined): void {
+    if (total !== undefined && Number.isFinite(total) && total > 0) this.itemsTotal = total;
+  }
+
   progress(done: number, total?: number): void {
     if (this.closedReason !== undefined || !Number.isFinite(done)) return;
     this.time.noteItems(done);
+    this.noteTotal(total);
     const now = this.clock.monotonic();
     const finished = total !== undefined && done >= total;
     if (!finished && now - this.lastProgressAt < PROGRESS_EVERY_MS) return;

@@ -15,6 +15,7 @@ import {
   type TimeoutResult,
   timeoutResult,
 } from '../core/index.ts';
+import { isAbortedResolution } from '../refs/index.ts';
 import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
@@ -43,15 +44,23 @@ export function replayEvents(s: AttemptSummary): NewEvent[] {
     : [];
 }
 
-/** The run's attempt log with this attempt appended (the flow's tracked timeout state reads it). */
+/**
+ * The run's attempt log with this attempt appended (the flow's tracked timeout state reads it).
+ * `agent`: the step is one of protocol 001's agents, which the tracked state counts — it runs under
+ * a research mode or an agent profile, or is a task the flow spawns without dependencies. A tool is
+ * never one, nor is a plain task that waits for other steps (the aggregator).
+ */
 export function attemptLog(
   s: AttemptSummary,
   timedOut: boolean,
-): { attemptsLog: AttemptLogEntry[]; mode: string } {
+): { attemptsLog: AttemptLogEntry[]; mode: string; agent: boolean } {
   const log = Array.isArray(s.run.meta.attemptsLog) ? (s.run.meta.attemptsLog as AttemptLogEntry[]) : [];
   return {
     attemptsLog: [...log, { attempt: s.run.attempt, timeoutMs: s.timeoutMs, timedOut }],
     mode: s.mode ?? s.task.name,
+    agent:
+      !deliversToolResult(s.run) &&
+      (s.mode !== undefined || s.task.agent !== undefined || s.run.dependsOn.length === 0),
   };
 }
 
@@ -212,7 +221,9 @@ export function isNonRetriable(error: unknown): boolean {
     isBatonError(error, 'REF_PERMISSION_DENIED') ||
     isBatonError(error, 'REF_FORMAT_ERROR') ||
     isBatonError(error, 'REF_PATH_INVALID') ||
-    isBatonError(error, 'SCHEDULE_NOT_SUPPORTED')
+    isBatonError(error, 'SCHEDULE_NOT_SUPPORTED') ||
+    // fallback_config.strategy "abort" (or on_final_failure "abort" after its own retries).
+    isAbortedResolution(error)
   );
 }
 

@@ -198,9 +198,10 @@ describe('protocol 001 scenarios', () => {
     const out = await run.result();
     expect(out).toMatchObject({ status: 'partial', output: 'planned' });
     expect(seen).toEqual({ codebase: false, docs: false, external: true });
+    // The three research agents count, as in the protocol's example; the planning step is no agent.
     expect(out.run.meta.timeout_state).toEqual({
-      agents_spawned: 4,
-      agents_completed: 3,
+      agents_spawned: 3,
+      agents_completed: 2,
       agents_timed_out: 1,
       timeout_details: [{ mode: 'external', timeout_at: 120, retries: 2, final_status: 'partial' }],
       overall_status: 'partial',
