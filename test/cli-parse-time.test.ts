@@ -60,4 +60,33 @@ describe('baton parse-time', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ at: '2026-02-27T14:30:00.000-05:00', delayMs: 0, past: true });
   });
+
+  it('reads the expression in the --lang it is given, refusing what that language cannot read', () => {
+    const zh = parseTime(
+      'UTC',
+      '明天早上9点',
+      '--lang',
+      'zh',
+      '--tz',
+      'Asia/Shanghai',
+      '--now',
+      '2026-03-05T14:30:00',
+    );
+    expect(zh.code).toBe(0);
+    expect(JSON.parse(zh.out)).toMatchObject({ at: '2026-03-06T09:00:00.000+08:00', language: 'zh' });
+    const en = parseTime(
+      'UTC',
+      '明天早上9点',
+      '--lang',
+      'en',
+      '--tz',
+      'Asia/Shanghai',
+      '--now',
+      '2026-03-05T14:30:00',
+    );
+    expect(en.code).toBe(2);
+    const body = JSON.parse(en.out) as { error: { code: string; data: { reason: string } } };
+    expect(body.error.code).toBe('TIME_EXPRESSION_INVALID');
+    expect(body.error.data.reason).toMatch(/^read as English, as asked/);
+  });
 });

@@ -148,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
     .argument('<expression>')
     .option('--tz <zone>', 'IANA time zone to read it in (default: the system’s)')
     .option('--now <iso>', 'the reference instant (default: now)')
-    .option('--lang <lang>', 'en or zh (default: detected)')
+    .option('--lang <lang>', 'the language the expression is written in, en or zh (default: by its script)')
     .action(async (expression: string, o: { tz?: string; now?: string; lang?: string }) => {
       const { json, config } = await common();
       const tz = o.tz ?? config.options.schedule?.defaultTimezone;

@@ -26,7 +26,10 @@ export async function parseTimeCommand(
   const parsed = parseSchedule(expression, {
     now,
     ...(options.tz !== undefined ? { timezone: options.tz } : {}),
-    ...(options.lang !== undefined ? { language: options.lang as 'en' | 'zh' } : {}),
+    // --lang is the language the expression is written in: it picks the grammar, not only the label.
+    ...(options.lang !== undefined
+      ? { language: options.lang as 'en' | 'zh', grammar: options.lang as 'en' | 'zh' }
+      : {}),
   });
   if (options.json) {
     process.stdout.write(

@@ -3,6 +3,8 @@
  * `waiting: resume` with its conversation checkpointed at 55 s, and a resume continues from the
  * right turn (8 + 10 = 18), on the manual clock with the scripted model.
  */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -107,5 +109,26 @@ describe('agent tasks (protocol 003)', () => {
     );
     expect(ok.length).toBe(1);
     expect(conflicts.length).toBe(19);
+  });
+
+  it('reports wasResumed: false when the checkpoint was rejected and the agent started fresh', async () => {
+    rt = testRuntime();
+    const run = await rt.baton.start(analyst(), { systemId: 'sys_7' });
+    await settle(run.id);
+    // Damage the saved conversation: the counters are no longer valid numbers.
+    const db = new Database(join(rt.dir, 'baton.db'));
+    db.prepare("UPDATE checkpoints SET state = json_set(state, '$.turnCount', -1) WHERE run_id = ?").run(
+      run.id,
+    );
+    db.close();
+    await rt.baton.resume(run.id, 'client', { strict: true });
+    const parked = await settle(run.id);
+    const kinds = (await rt.store.readEvents({ runId: run.id }))
+      .filter((e) => e.type === 'task:event')
+      .map((e) => (e.data as { kind: string }).kind);
+    expect(kinds).toContain('checkpoint:rejected');
+    // A fresh start from the prompt: 8 turns again in this invocation, and it says it was no resume.
+    expect(parked).toMatchObject({ status: 'waiting', waitReason: 'resume' });
+    expect(parked.meta.invocation).toMatchObject({ turns: 8, wasResumed: false });
   });
 });

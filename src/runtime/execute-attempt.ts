@@ -79,6 +79,7 @@ export async function executeAttempt(
     replayed: [],
     failures,
     timeoutMs,
+    resumedFromCheckpoint: false,
   };
 
   try {
@@ -94,6 +95,7 @@ export async function executeAttempt(
       }
     }
     const prepared = await prepareAttempt(engine, run, task, fence);
+    s.resumedFromCheckpoint = prepared.lastCheckpoint !== undefined;
     if (timeoutMs <= 0) {
       // The run's budget is spent before this attempt could start: escalate with what is saved.
       const findings = findingsOf(prepared, []);
@@ -308,7 +310,9 @@ async function parkForResume(engine: Engine, s: AttemptSummary, reason: unknown)
         ? data.durationMs
         : Math.round(engine.clock.monotonic() - s.startedMono),
     timeoutMs: s.timeoutMs,
-    wasResumed: s.run.attempt > 1,
+    // What the body says (an agent that rejected its checkpoint started fresh), else whether this
+    // attempt had a checkpoint to continue from.
+    wasResumed: typeof data.wasResumed === 'boolean' ? data.wasResumed : s.resumedFromCheckpoint,
     canResume: true,
   };
   await engine.store.transition(

@@ -32,6 +32,8 @@ export interface AttemptSummary {
   /** Failed or timed-out attempts before this one (since the last reset). */
   failures: number;
   timeoutMs: number;
+  /** This attempt started from a checkpoint that passed validation (not fresh). */
+  resumedFromCheckpoint: boolean;
 }
 
 export function ttlOf(engine: Engine, run: RunRecord, task: TaskDefinition | undefined): number {

@@ -22,14 +22,24 @@ export function detectLanguage(text: string): 'en' | 'zh' {
   return CJK.test(text) ? 'zh' : 'en';
 }
 
-export function readExpression(text: string, now: DateTime): ExpressionResult {
+/**
+ * `grammar` reads the text with that language's grammar only (`baton parse-time --lang`); without
+ * it the script decides (CJK characters → Chinese). ISO 8601 is read the same in both.
+ */
+export function readExpression(text: string, now: DateTime, grammar?: 'en' | 'zh'): ExpressionResult {
   const trimmed = text.normalize('NFKC').trim();
   if (trimmed === '') return { ok: false, reason: null };
   const iso = parseIso(trimmed, now.zone);
   if (iso === 'invalid') return { ok: false, reason: 'the date or time does not exist' };
   if (iso) return { ok: true, at: iso, kind: 'iso' };
 
-  const reading: Reading | null = CJK.test(trimmed) ? parseZh(trimmed) : parseEn(trimmed);
+  const zh = (grammar ?? detectLanguage(trimmed)) === 'zh';
+  const reading: Reading | null = zh ? parseZh(trimmed) : parseEn(trimmed);
+  const refused = !reading || reading.kind === 'rejected';
+  if (refused && grammar !== undefined && grammar !== detectLanguage(trimmed)) {
+    const why = reading?.kind === 'rejected' ? `: ${reading.reason}` : '';
+    return { ok: false, reason: `read as ${grammar === 'zh' ? 'Chinese' : 'English'}, as asked${why}` };
+  }
   if (!reading) return { ok: false, reason: null };
   if (reading.kind === 'rejected') return { ok: false, reason: reading.reason };
   const at = resolveReading(reading, now);

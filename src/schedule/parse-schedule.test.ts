@@ -167,6 +167,20 @@ describe('parseSchedule: the object form, zones and languages', () => {
     expect([p.timezone, p.language, wall(p.at)]).toEqual([SH, 'en', '2026-03-06 09:00:00']);
   });
 
+  it('reads the text with the grammar the call names (parse-time --lang), refusing what that grammar cannot read', () => {
+    const zh = parseSchedule('明天早上9点', { now: NOW, timezone: SH, grammar: 'zh' });
+    expect(wall(zh.at)).toBe('2026-03-06 09:00:00');
+    const asEnglish = failure(() => parseSchedule('明天早上9点', { now: NOW, timezone: SH, grammar: 'en' }));
+    expect(asEnglish.code).toBe('TIME_EXPRESSION_INVALID');
+    expect(asEnglish.message).toContain('read as English, as asked');
+    const asChinese = failure(() => parseSchedule('in 2 minutes', { now: NOW, timezone: SH, grammar: 'zh' }));
+    expect(asChinese.code).toBe('TIME_EXPRESSION_INVALID');
+    expect(asChinese.message).toContain('read as Chinese, as asked');
+    // ISO 8601 reads the same in both.
+    const iso = parseSchedule('2026-03-06T09:00:00+08:00', { now: NOW, grammar: 'zh' });
+    expect(wall(iso.at)).toBe('2026-03-06 09:00:00');
+  });
+
   it('uses defaultTimezone when neither the call nor the schedule names a zone', () => {
     const p = parseSchedule('tomorrow 9am', { now: NOW, defaultTimezone: 'Europe/London' });
     expect(p.iso).toBe('2026-03-06T09:00:00.000+00:00');
@@ -270,7 +284,11 @@ describe('parseSchedule: bad input names the field', () => {
         'TIME_EXPRESSION_INVALID',
         'schedule',
       );
-      expect(err.data.reason, text).toBeTypeOf('string');
+      expect(err.data.reason, text).toBe('negative offset');
+      // One sentence: what is wrong, what to give instead, what was given.
+      expect(err.message, text).toBe(
+        `schedule must be a time ahead, not a negative offset — a positive one like "in 5 minutes" or "5分钟后", got "${text}"`,
+      );
     }
   });
 

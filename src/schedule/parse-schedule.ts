@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { ValidationError } from '../core/index.ts';
 import { detectLanguage, type ExpressionKind, readExpression } from './parse-expression.ts';
+import { NEGATIVE_OFFSET } from './reading.ts';
 import {
   checkZone,
   readScheduleInput,
@@ -25,6 +26,12 @@ export interface ParseScheduleOptions {
    * @default the object form's `language`, else detected (CJK characters → 'zh', else 'en')
    */
   language?: ScheduleLanguage;
+  /**
+   * Read the text with this language's grammar only, not the one its script suggests
+   * (`baton parse-time --lang`): "明天早上9点" read as English is refused.
+   * @default the grammar of the text's own script
+   */
+  grammar?: ScheduleLanguage;
   /**
    * Latest accepted instant, as milliseconds after `now`; later → SCHEDULE_BEYOND_HORIZON.
    * @default one calendar year after `now` in the schedule's zone
@@ -66,6 +73,9 @@ function checkOptions(options: ParseScheduleOptions): void {
     });
   if (language !== undefined && (typeof language !== 'string' || !toLanguage(language)))
     throw new ValidationError('language', '"en" or "zh"', language, { code: 'INVALID_OPTION' });
+  const { grammar } = options;
+  if (grammar !== undefined && (typeof grammar !== 'string' || !toLanguage(grammar)))
+    throw new ValidationError('grammar', '"en" or "zh"', grammar, { code: 'INVALID_OPTION' });
 }
 
 /**
@@ -87,7 +97,11 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
     (options.language && toLanguage(options.language)) ?? input.language ?? detectLanguage(input.text);
   const now = DateTime.fromMillis(options.now, { zone: timezone });
 
-  const result = readExpression(input.text, now);
+  const result = readExpression(
+    input.text,
+    now,
+    options.grammar === undefined ? undefined : (toLanguage(options.grammar) ?? undefined),
+  );
   const horizon =
     options.horizonMs !== undefined ? options.now + options.horizonMs : now.plus({ years: 1 }).toMillis();
   const beyond = (at: string | null) => {
@@ -98,6 +112,14 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
     });
   };
   if (!result.ok && result.beyond) throw beyond(null);
+  if (!result.ok && result.reason === NEGATIVE_OFFSET)
+    // Understood and refused: one sentence of its own, not the list of accepted forms around it.
+    throw new ValidationError(
+      input.field,
+      'a time ahead, not a negative offset — a positive one like "in 5 minutes" or "5分钟后"',
+      input.text,
+      { code: 'TIME_EXPRESSION_INVALID', data: { text: input.text, reason: 'negative offset' } },
+    );
   if (!result.ok) {
     // The reason comes last, beside what the user wrote: "…, got \"before friday\"".
     const expected = result.reason ? `${ACCEPTED_FORMS} (${result.reason})` : ACCEPTED_FORMS;
