@@ -17,6 +17,7 @@ import {
 } from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
+import { checkOverlays } from '../schedule/index.ts';
 import {
   DEFAULT_TTL_MS,
   hasPostgresReads,
@@ -144,8 +145,10 @@ function refuseUnknownBatonKeys(options: BatonOptions): void {
   refuseUnknownKeys(options, BATON_KEYS, 'createBaton options');
   if (options.schedule) {
     refuseUnknownKeys(options.schedule, SCHEDULE_KEYS, 'schedule');
-    if (options.schedule.progress)
+    if (options.schedule.progress) {
       refuseUnknownKeys(options.schedule.progress, PROGRESS_KEYS, 'schedule.progress');
+      checkOverlays(options.schedule.progress.overlays, 'schedule.progress.overlays');
+    }
   }
   if (options.worker) refuseUnknownKeys(options.worker, WORKER_KEYS, 'worker');
 }

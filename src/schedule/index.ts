@@ -21,6 +21,7 @@ export {
   progressMessage,
 } from './progress-message.ts';
 export {
+  checkOverlays,
   composeSystem,
   type LocalizedText,
   loadPromptTemplate,

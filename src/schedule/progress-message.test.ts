@@ -134,6 +134,48 @@ describe('progressMessage', () => {
     expect(seen).toBe(controller.signal);
   });
 
+  it('speaks in the brand overlay without a model, and when the model fails', async () => {
+    const overlays = {
+      global: '你是“橙子助手”，语气亲切。',
+      schedule_progress_message: {
+        zh: '橙子助手还在为您{{task}}，已经{{elapsed}}了，马上就好～',
+        en: 'Orange is still on your {{task}} ({{elapsed}} so far), almost there!',
+      },
+    };
+    const base = { toolName: 'local__image_draw', scheduledDelayMs: 120_000, elapsedMs: 180_000, overlays };
+    expect(await progressMessage({ ...base, language: 'zh' })).toBe(
+      '橙子助手还在为您image draw，已经3分钟了，马上就好～',
+    );
+    expect(await progressMessage({ ...base, language: 'en' })).toBe(
+      'Orange is still on your image draw (3 minutes so far), almost there!',
+    );
+    const failing = async () => {
+      throw new Error('model down');
+    };
+    expect(await progressMessage({ ...base, language: 'en', generate: failing })).toMatch(/^Orange is still/);
+    // A model still gets the voice overlays in its system prompt.
+    let system = '';
+    await progressMessage({
+      ...base,
+      language: 'zh',
+      generate: async (s) => {
+        system = s;
+        return '橙子正在努力中～';
+      },
+    });
+    expect(system).toContain('橙子助手');
+  });
+
+  it('refuses overlays it cannot use, naming the field', async () => {
+    const base = { toolName: 'x', language: 'en' as const, scheduledDelayMs: 1, elapsedMs: 2 };
+    await expect(progressMessage({ ...base, overlays: { global: 42 } as never })).rejects.toThrow(
+      /^overlays\.global must be a string/,
+    );
+    await expect(progressMessage({ ...base, overlays: { brand: 'x' } as never })).rejects.toThrow(
+      /^overlays\.brand must be absent/,
+    );
+  });
+
   it('checks its input', async () => {
     await expect(progressMessage({ ...base, language: 'fr' as 'en' })).rejects.toMatchObject({
       field: 'language',

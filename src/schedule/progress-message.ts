@@ -1,6 +1,7 @@
 import { ValidationError } from '../core/index.ts';
 import { humanizeDuration } from './humanize-duration.ts';
 import {
+  checkOverlays,
   composeSystem,
   loadPromptTemplate,
   type PromptOverlays,
@@ -70,6 +71,7 @@ export function progressVars(input: ProgressMessageInput): Record<string, string
 }
 
 function check(input: ProgressMessageInput): void {
+  checkOverlays(input?.overlays);
   if (typeof input?.toolName !== 'string')
     throw new ValidationError('toolName', 'a string', input?.toolName, { code: 'INVALID_OPTION' });
   if (input.language !== 'en' && input.language !== 'zh')
@@ -101,7 +103,11 @@ export async function progressMessage(input: ProgressMessageInput): Promise<stri
   const { language } = input;
   const template = input.template ?? DEFAULT_PROGRESS_TEMPLATE;
   const vars = progressVars(input);
-  const plain = pickLanguage(template.message, language) ?? DEFAULT_PROGRESS_MESSAGE[language];
+  // The brand's own notice wins over the template's: overlays apply with or without a model.
+  const plain =
+    pickLanguage(input.overlays?.schedule_progress_message, language) ??
+    pickLanguage(template.message, language) ??
+    DEFAULT_PROGRESS_MESSAGE[language];
   const fallback = renderTemplate(plain, vars).trim() || DEFAULT_PROGRESS_MESSAGE[language];
   if (!input.generate) return fallback;
 

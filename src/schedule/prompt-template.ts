@@ -30,6 +30,40 @@ export interface PromptOverlays {
   global?: string;
   /** Extra instructions for progress messages only (`context.overlays.schedule_progress`). */
   schedule_progress?: string;
+  /**
+   * The progress notice in the brand's own words, used when no model writes one (no LLM, or it
+   * failed) — the voice overlays are instructions a model follows, so without a model the brand
+   * speaks through this text. `{{placeholders}}` as in the template's `message`.
+   * @default the template's `message`
+   */
+  schedule_progress_message?: LocalizedText;
+}
+
+/** Checks overlays given as an option; errors name the field (`overlays.global must be …`). */
+export function checkOverlays(overlays: unknown, field = 'overlays'): PromptOverlays {
+  if (overlays === undefined) return {};
+  if (!isRecord(overlays))
+    throw new ValidationError(
+      field,
+      'an object { global?, schedule_progress?, schedule_progress_message? }',
+      overlays,
+      {
+        code: 'INVALID_OPTION',
+      },
+    );
+  for (const [key, value] of Object.entries(overlays)) {
+    if (key === 'schedule_progress_message') localized(value, `${field}.${key}`, false);
+    else if (key !== 'global' && key !== 'schedule_progress')
+      throw new ValidationError(
+        `${field}.${key}`,
+        'absent (the overlays are global, schedule_progress, schedule_progress_message)',
+        value,
+        { code: 'INVALID_OPTION' },
+      );
+    else if (value !== undefined && typeof value !== 'string')
+      throw new ValidationError(`${field}.${key}`, 'a string', value, { code: 'INVALID_OPTION' });
+  }
+  return overlays as PromptOverlays;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
