@@ -3,7 +3,7 @@ import { NonRetriableError } from '../core/index.ts';
 import { defineFlow, defineTask } from '../runtime/index.ts';
 import { type TestRuntime, testRuntime } from '../testing/index.ts';
 import { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
-import { drive } from './fixtures/agent-jobs.ts';
+import { agentJob, drive, evenScript } from './fixtures/agent-jobs.ts';
 import type { HttpOptions } from './http-options.ts';
 
 let rt: TestRuntime | undefined;
@@ -133,5 +133,41 @@ describe('routing', () => {
       body: { error: 'TASK_NOT_FOUND', details: { field: 'body.flow' } },
     });
     expect(unknown.body.message).toMatch(/registered: twice/);
+  });
+});
+
+describe("protocol 003's request and answer", () => {
+  it('takes the flat body at POST /tasks/:name and answers with insights and usedFunctionCalling', async () => {
+    const { rt, call } = setup();
+    const seen: unknown[] = [];
+    const job = agentJob(rt.clock, evenScript(3, 1_000), {
+      prompt: (input: unknown) => {
+        seen.push(input);
+        return 'Provide comprehensive battery analysis';
+      },
+    });
+    rt.baton.register(job.task);
+    const body = {
+      systemId: 'sys_123',
+      customPrompt: 'Provide comprehensive battery analysis',
+      mode: 'sync',
+    };
+    const answer = await drive(rt.clock, call('POST', '/tasks/insights', body), 250);
+    expect(answer.status).toBe(200);
+    expect(seen).toEqual([{ systemId: 'sys_123', customPrompt: 'Provide comprehensive battery analysis' }]);
+    expect(answer.body).toMatchObject({
+      success: true,
+      insights: { rawText: 'done after 3 turns', contextSummary: {} },
+      metadata: { mode: 'sync', turns: 3, toolCalls: 2, wasResumed: false, usedFunctionCalling: true },
+    });
+    const jobId = (answer.body.metadata as { jobId: string }).jobId;
+    // The resume form at the same URL: a finished job answers with its cached result.
+    const again = await call('POST', '/tasks/insights', { resumeJobId: jobId });
+    expect(again).toMatchObject({ status: 200, body: { insights: { rawText: 'done after 3 turns' } } });
+    const mixed = await call('POST', '/tasks/insights', { resumeJobId: jobId, systemId: 'x' });
+    expect(mixed.status).toBe(400);
+    expect(JSON.stringify(mixed.body)).toContain('body.systemId cannot be given with body.resumeJobId');
+    const unknown = await call('POST', '/tasks/nope', { systemId: 'x', mode: 'async' });
+    expect(unknown).toMatchObject({ status: 400, body: { error: 'TASK_NOT_FOUND' } });
   });
 });

@@ -16,7 +16,7 @@ import { overviewRoute } from './overview-route.ts';
 import { cancelRoute, decideRoute, getRoute, listRoute, signalRoute } from './read-routes.ts';
 import { jsonBodiesOnly, requestGuard } from './request-guard.ts';
 import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
-import { type RouteContext, resumeRoute, startRoute } from './run-routes.ts';
+import { type RouteContext, resumeRoute, startRoute, taskRoute } from './run-routes.ts';
 import { timelineRoute } from './timeline-route.ts';
 import { errorResponse, HttpCodes, HttpProblem } from './wire-errors.ts';
 
@@ -77,6 +77,7 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   );
 
   app.post('/runs', (c) => startRoute(rc, c.req.raw));
+  app.post('/tasks/:name', (c) => taskRoute(rc, c.req.raw, c.req.param('name')));
   app.post('/bulk/cancel', (c) => bulkRoute(rc, c.req.raw, 'cancel'));
   app.post('/bulk/resume', (c) => bulkRoute(rc, c.req.raw, 'resume'));
   app.get('/decisions', (c) => decisionsRoute(rc, c.req.raw));

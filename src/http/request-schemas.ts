@@ -29,6 +29,13 @@ export const StartBody = z.strictObject({
 });
 export type StartBody = z.infer<typeof StartBody>;
 
+/** The request's own fields of a flat 003 body (`POST /tasks/:name`); the rest is the task's input. */
+export const FlatRequest = z.strictObject({
+  mode: executionMode.optional(),
+  timeoutMs: positiveMs.optional(),
+  resumeJobId: z.string().min(1).optional(),
+});
+
 export const ResumeBody = z.strictObject({
   mode: executionMode.optional(),
   timeoutMs: positiveMs.optional(),

@@ -9,7 +9,7 @@ import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { ResolvedHttpOptions } from './http-options.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { ModeQuery, parseRequest, queryOf, ResumeBody, StartBody } from './request-schemas.ts';
+import { FlatRequest, ModeQuery, parseRequest, queryOf, ResumeBody, StartBody } from './request-schemas.ts';
 import type { BatonMetrics } from './run-metrics.ts';
 import {
   acceptedResponse,
@@ -47,20 +47,12 @@ export async function startRoute(rc: RouteContext, request: Request): Promise<Re
     throw new BatonError('INVALID_INPUT', 'body must give exactly one of task, flow or resumeJobId', {
       data: { field: body.task === undefined ? 'body.task' : 'body.flow' },
     });
-  // The caller's W3C trace context is kept with the run (baton/otel makes it the run span's parent).
-  const traceparent = parseTraceparent(request.headers.get('traceparent'));
-  const kept = {
-    ...(rc.options.invocationTimeoutMs !== undefined
-      ? { invocationTimeoutMs: rc.options.invocationTimeoutMs }
-      : {}),
-    ...(traceparent ? { traceparent: formatTraceparent(traceparent) } : {}),
-  };
   const options: StartOptions = {
     ...(body.id !== undefined ? { id: body.id } : {}),
     ...(body.budget !== undefined ? { budget: body.budget } : {}),
     ...(body.fast !== undefined ? { fast: body.fast } : {}),
     ...(body.researchMode !== undefined ? { mode: body.researchMode } : {}),
-    ...(Object.keys(kept).length > 0 ? { options: kept } : {}),
+    ...invocationOptions(rc, request),
   };
   const handle =
     body.task !== undefined
@@ -73,6 +65,47 @@ export async function startRoute(rc: RouteContext, request: Request): Promise<Re
   const run = await requireRun(rc.baton, handle.id);
   if (body.mode === 'async') return acceptedResponse(run);
   return answerWhenSettled(rc, request, run, body.timeoutMs, arrivedAt, false);
+}
+
+/**
+ * `POST /tasks/:name`: protocol 003's flat request — the task's input fields at the top level
+ * (`{ "systemId": "sys_123", "customPrompt": "…", "mode": "sync" }`), as posted to the function's
+ * own URL. `mode`, `timeoutMs` and `resumeJobId` are the request's; every other field is input.
+ */
+export async function taskRoute(rc: RouteContext, request: Request, name: string): Promise<Response> {
+  const arrivedAt = rc.clock.monotonic();
+  const raw = (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new BatonError('INVALID_INPUT', "body must be a JSON object of the task's input fields", {
+      data: { field: 'body' },
+    });
+  const { mode, timeoutMs, resumeJobId, ...input } = raw as Record<string, unknown>;
+  const request_ = parseRequest(
+    FlatRequest,
+    {
+      ...(mode !== undefined ? { mode } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(resumeJobId !== undefined ? { resumeJobId } : {}),
+    },
+    'body',
+  );
+  if (request_.resumeJobId !== undefined) {
+    const [extra] = Object.keys(input);
+    if (extra !== undefined)
+      throw new BatonError('INVALID_INPUT', `body.${extra} cannot be given with body.resumeJobId`, {
+        data: { field: `body.${extra}` },
+      });
+    const run = await requireRun(rc.baton, request_.resumeJobId);
+    if (run.name !== name)
+      throw new BatonError('INVALID_INPUT', `job ${run.id} is a run of "${run.name}", not of "${name}"`, {
+        data: { field: 'body.resumeJobId' },
+      });
+    return resumeJob(rc, request, run.id, request_.mode ?? 'sync', request_.timeoutMs, arrivedAt);
+  }
+  const handle = await rc.baton.start(name, input, invocationOptions(rc, request));
+  const run = await requireRun(rc.baton, handle.id);
+  if (request_.mode === 'async') return acceptedResponse(run);
+  return answerWhenSettled(rc, request, run, request_.timeoutMs, arrivedAt, false);
 }
 
 export async function resumeRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
@@ -169,6 +202,19 @@ function flowOf(options: ResolvedHttpOptions, flow: string | Record<string, unkn
   }
   const name = typeof flow.name === 'string' && flow.name !== '' ? flow.name : 'plan';
   return loadPlan(flow, name);
+}
+
+/** What a started run keeps of the request: the server's invocation cap and the caller's trace. */
+function invocationOptions(rc: RouteContext, request: Request): StartOptions {
+  // The caller's W3C trace context is kept with the run (baton/otel makes it the run span's parent).
+  const traceparent = parseTraceparent(request.headers.get('traceparent'));
+  const kept = {
+    ...(rc.options.invocationTimeoutMs !== undefined
+      ? { invocationTimeoutMs: rc.options.invocationTimeoutMs }
+      : {}),
+    ...(traceparent ? { traceparent: formatTraceparent(traceparent) } : {}),
+  };
+  return Object.keys(kept).length > 0 ? { options: kept } : {};
 }
 
 async function requireRun(baton: Baton, id: string): Promise<RunRecord> {

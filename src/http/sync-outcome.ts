@@ -55,6 +55,8 @@ export async function waitUntilSettled(baton: Baton, clock: Clock, wait: SyncWai
 export interface SuccessBody {
   success: true;
   result: unknown;
+  /** An agent's answer as protocol 003 shows it: the text and the context it gathered. */
+  insights?: { rawText: string; contextSummary: Record<string, unknown> };
   partial?: true;
   metadata: {
     mode: 'sync';
@@ -63,7 +65,23 @@ export interface SuccessBody {
     toolCalls?: number;
     durationMs: number;
     wasResumed: boolean;
+    usedFunctionCalling?: boolean;
     cached?: true;
+  };
+}
+
+/** The 003 `insights` of an agent output (`defineAgentTask`): its text and context summary. */
+function insightsOf(output: unknown): SuccessBody['insights'] {
+  if (typeof output !== 'object' || output === null) return undefined;
+  const o = output as { text?: unknown; contextSummary?: unknown };
+  if (typeof o.text !== 'string') return undefined;
+  const summary = o.contextSummary;
+  return {
+    rawText: o.text,
+    contextSummary:
+      typeof summary === 'object' && summary !== null && !Array.isArray(summary)
+        ? (summary as Record<string, unknown>)
+        : {},
   };
 }
 
@@ -76,9 +94,12 @@ export function timeoutCode(taskName: string): string {
 export function resultResponse(run: RunRecord, resumed: boolean, cached = false): Response {
   const facts = outputFacts(run);
   const took = run.finishedAt !== null && run.startedAt !== null ? run.finishedAt - run.startedAt : 0;
+  const insights = insightsOf(run.output);
+  const usedFunctionCalling = (run.output as { usedFunctionCalling?: unknown } | null)?.usedFunctionCalling;
   const body: SuccessBody = {
     success: true,
     result: run.output ?? null,
+    ...(insights ? { insights } : {}),
     ...(run.status === 'partial' ? { partial: true as const } : {}),
     metadata: {
       mode: 'sync',
@@ -87,6 +108,7 @@ export function resultResponse(run: RunRecord, resumed: boolean, cached = false)
       ...(facts.toolCalls !== undefined ? { toolCalls: facts.toolCalls } : {}),
       durationMs: Math.round(facts.durationMs ?? took),
       wasResumed: cached ? false : (facts.wasResumed ?? resumed),
+      ...(typeof usedFunctionCalling === 'boolean' ? { usedFunctionCalling } : {}),
       ...(cached ? { cached: true as const } : {}),
     },
   };

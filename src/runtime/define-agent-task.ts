@@ -26,6 +26,10 @@ export interface AgentOutput {
   durationMs: number;
   wasResumed: boolean;
   stopReason: string;
+  /** The context the agent gathered (protocol 003's `insights.contextSummary`). */
+  contextSummary: Record<string, unknown>;
+  /** The model called tools (functions) in this job, in any invocation (003's metadata). */
+  usedFunctionCalling: boolean;
 }
 
 export interface AgentTaskOptions<I>
@@ -111,6 +115,8 @@ export function defineAgentTask<I>(options: AgentTaskOptions<I>): TaskDefinition
           durationMs: Math.round(result.durationMs),
           wasResumed: result.wasResumed,
           stopReason: result.stopReason,
+          contextSummary: result.state.contextSummary,
+          usedFunctionCalling: result.toolCalls > 0,
         };
       throw new BatonError(
         'TIMEOUT',
