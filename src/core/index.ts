@@ -8,6 +8,7 @@ export * from './flow-progress.ts';
 export * from './flow-timeouts.ts';
 export * from './ids.ts';
 export * from './json-depth.ts';
+export * from './json-value.ts';
 export * from './option-keys.ts';
 export * from './plan.ts';
 export * from './retry/index.ts';

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import {
+  assertJsonValue,
   BatonError,
   type BatonEventMap,
   type BatonEventType,
@@ -356,6 +357,9 @@ export class AttemptContext implements TaskContext {
 
   private async saveCheckpoint(state: unknown, info: CheckpointInfo, moment: Moment): Promise<number> {
     this.ensureOpen('ctx.checkpoint');
+    // Refused here, with nothing stored, rather than kept in a form the next attempt cannot read
+    // back as written (a cycle or a BigInt would throw inside the store; NaN would become null).
+    assertJsonValue(state ?? null, 'checkpoint state', 'CHECKPOINT_INVALID');
     if (info.itemsAnalyzed !== undefined) this.time.noteItems(info.itemsAnalyzed);
     this.noteTotal(info.itemsTotal);
     const items = this.time.itemsAnalyzed;
