@@ -1,5 +1,12 @@
 /** Row ↔ record mapping shared by both stores (same columns, JSON as text). JSON columns are decoded here, and only here. */
-import type { BatonEvent, BatonEventType, RunStatus, SerializedError, WaitReason } from '../core/index.ts';
+import {
+  BatonError,
+  type BatonEvent,
+  type BatonEventType,
+  type RunStatus,
+  type SerializedError,
+  type WaitReason,
+} from '../core/index.ts';
 import type {
   PartialRecord,
   RunRecord,
@@ -45,9 +52,20 @@ export function json(value: unknown): string {
   return JSON.stringify(value === undefined ? null : value);
 }
 
+/**
+ * Every JSON column was written by JSON.stringify, so text that does not parse was changed on disk
+ * (a flipped byte inside a row, which SQLite's own checks cannot see): STORE_CORRUPT, never a raw
+ * SyntaxError that callers would report as an internal error.
+ */
 export function parseJson(text: string | null, fallback: unknown = null): unknown {
   if (text === null) return fallback;
-  return JSON.parse(text);
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new BatonError('STORE_CORRUPT', `a stored JSON value does not parse: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
 }
 
 export function toRun(row: RunRow): RunRecord {

@@ -122,6 +122,19 @@ describe('SQLite store specifics', () => {
     await store.close();
   });
 
+  it('reports a stored JSON value changed on disk as STORE_CORRUPT naming the file', async () => {
+    const path = join(dir, 'flipped-json.db');
+    const store = openSqliteStore(path, { clock: new ManualClock(T0) });
+    await store.createRuns([task('j1')], []);
+    // A flipped byte inside a row: SQLite's checks cannot see it, the JSON no longer parses.
+    store.database.prepare(`UPDATE runs SET input = '{"a":1' || char(0) || '}' WHERE id = 'j1'`).run();
+    const err = await store.getRun('j1').catch((e: unknown) => e);
+    expect(isBatonError(err) && err.code).toBe('STORE_CORRUPT');
+    expect((err as Error).message).toContain(path);
+    expect((err as Error).message).toMatch(/stored JSON value does not parse/);
+    await store.close();
+  });
+
   it('refuses an empty file instead of setting it up as a new database, and leaves it as it is', () => {
     const path = join(dir, 'empty.db');
     writeFileSync(path, '');

@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
-import { BatonError } from '../../core/index.ts';
+import { BatonError, isBatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
 import type { GraphCheckpointStore } from '../langgraph-records.ts';
 import type {
@@ -344,7 +344,12 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
   const translate = (store: SqliteStore, err: unknown) =>
     isDamaged(err) || (err as { code?: unknown } | null)?.code === 'SQLITE_READONLY'
       ? storeError(store.location, err)
-      : err;
+      : isBatonError(err, 'STORE_CORRUPT') && err.data.path === undefined
+        ? new BatonError('STORE_CORRUPT', `${store.location} is corrupted: ${err.message}`, {
+            cause: err,
+            data: { path: store.location },
+          })
+        : err;
   Object.defineProperty(SqliteStore.prototype, name, {
     ...desc,
     value: function (this: SqliteStore, ...args: unknown[]) {

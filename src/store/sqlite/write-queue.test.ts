@@ -57,4 +57,32 @@ describe('WriteQueue', () => {
     db.close();
     return Promise.all(pending);
   });
+
+  it('fails every write of a batch with SQLITE_FULL when a full disk rolls the transaction back', async () => {
+    const { db, queue } = openQueue(1_000);
+    db.exec('CREATE TABLE b (v BLOB); CREATE INDEX b_v ON b (v)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const blob = db.prepare('INSERT INTO b VALUES (randomblob(900))');
+    // The file may not grow: SQLite's full disk. Here it rolls back the whole transaction,
+    // savepoints included: every write of that batch must fail with that cause.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true })}`);
+    const results = await Promise.allSettled([
+      queue.run(() => insert.run(1)),
+      queue.run(() => {
+        for (let i = 0; i < 30; i++) blob.run();
+      }),
+      queue.run(() => insert.run(3)),
+    ]);
+    // The write before the failing one was rolled back with it; the one after went in the next batch.
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    for (const r of results.slice(0, 2))
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_FULL' });
+    expect(db.inTransaction).toBe(false);
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual([3]);
+    // The queue goes on: once there is room again, writes commit.
+    db.pragma('max_page_count = 1073741823');
+    await queue.run(() => insert.run(4));
+    expect(db.prepare('SELECT v FROM t ORDER BY rowid').pluck().all()).toEqual([3, 4]);
+    db.close();
+  });
 });

@@ -130,6 +130,10 @@ export class WriteQueue {
       events.push(...scope.events);
       return { ok: true, value };
     } catch (error) {
+      // SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and SQLITE_BUSY may roll back the whole
+      // transaction, savepoints included: then every write of the batch is gone, and they all fail
+      // with this cause (not with a "no such savepoint" from rolling back to one that is gone).
+      if (!this.db.inTransaction) throw error;
       this.rollbackTo.run();
       this.release.run();
       return { ok: false, error };
