@@ -19,6 +19,8 @@ export const ErrorCodes = [
   'STORE_INVALID',
   'STORE_CORRUPT',
   'STORE_CLOSED',
+  // the store cannot take writes now (a full disk, an I/O error); the work is retried later
+  'STORE_UNAVAILABLE',
   // attempts
   'TIMEOUT',
   'CANCELLED',

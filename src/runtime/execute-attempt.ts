@@ -258,15 +258,29 @@ export async function executeAttempt(
       log.warn({ err: serializeError(err).message }, 'lease lost; the attempt stops without writing');
       return;
     }
+    if (isBatonError(err, 'STORE_UNAVAILABLE')) {
+      // A full disk or an I/O error: ending the run as failed would not be written either, and
+      // the attempt's work is kept (memoized steps, checkpoints). The run stays under its lease,
+      // which this worker no longer renews, and is retried when the lease expires.
+      log.warn(
+        { err: serializeError(err).message },
+        'the store cannot record the end of the attempt; retried after its lease',
+      );
+      throw err;
+    }
     log.error({ err: serializeError(err) }, 'attempt could not record its end');
     // Left running, the run would be claimed again after its lease, fail the same way and be
     // requeued forever. End it as failed (fenced, so a lost lease still writes nothing); if even
     // that write fails, the store is the problem and lease recovery retries later.
     const now = engine.clock.now();
     const error = serializeError(
-      new BatonError('TASK_FAILED', `the end of attempt ${run.attempt} could not be recorded`, {
-        cause: err,
-      }),
+      new BatonError(
+        'TASK_FAILED',
+        `the end of attempt ${run.attempt} could not be recorded: ${serializeError(err).message}`,
+        {
+          cause: err,
+        },
+      ),
     );
     await engine.store
       .transition(

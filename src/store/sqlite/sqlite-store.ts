@@ -344,12 +344,18 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
   const translate = (store: SqliteStore, err: unknown) =>
     isDamaged(err) || (err as { code?: unknown } | null)?.code === 'SQLITE_READONLY'
       ? storeError(store.location, err)
-      : isBatonError(err, 'STORE_CORRUPT') && err.data.path === undefined
-        ? new BatonError('STORE_CORRUPT', `${store.location} is corrupted: ${err.message}`, {
-            cause: err,
-            data: { path: store.location },
-          })
-        : err;
+      : isUnwritable(err)
+        ? new BatonError(
+            'STORE_UNAVAILABLE',
+            `${store.location} cannot take writes now: ${(err as Error).message} (${(err as { code: string }).code}); nothing of the failed write was kept`,
+            { cause: err, data: { path: store.location, sqliteCode: (err as { code: string }).code } },
+          )
+        : isBatonError(err, 'STORE_CORRUPT') && err.data.path === undefined
+          ? new BatonError('STORE_CORRUPT', `${store.location} is corrupted: ${err.message}`, {
+              cause: err,
+              data: { path: store.location },
+            })
+          : err;
   Object.defineProperty(SqliteStore.prototype, name, {
     ...desc,
     value: function (this: SqliteStore, ...args: unknown[]) {
@@ -365,6 +371,15 @@ for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
       }
     },
   });
+}
+
+/** A full disk (or a file at its size limit) and I/O failures: the write can succeed later. */
+function isUnwritable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    typeof code === 'string' &&
+    (code === 'SQLITE_FULL' || code === 'SQLITE_NOMEM' || code.startsWith('SQLITE_IOERR'))
+  );
 }
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
