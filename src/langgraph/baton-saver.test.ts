@@ -306,4 +306,26 @@ describe('atomic writes and bad input', () => {
     expect(err).toBeInstanceOf(BatonError);
     expect(err.message).toMatch(/thread_id/);
   });
+
+  it('opens a file like LangGraph’s SqliteSaver (WAL, synchronous=NORMAL) unless told FULL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-lg-sync-'));
+    dirs.push(dir);
+    const normal = new BatonSaver({ store: join(dir, 'normal.db') });
+    const full = new BatonSaver({ store: join(dir, 'full.db'), synchronous: 'FULL' });
+    try {
+      const mode = (s: BatonSaver) =>
+        (s as unknown as { ownedStore: SqliteStore }).ownedStore.database.pragma('synchronous', {
+          simple: true,
+        }) as number;
+      expect(mode(normal)).toBe(1);
+      expect(mode(full)).toBe(2);
+    } finally {
+      await normal.close();
+      await full.close();
+    }
+    expect(() => new BatonSaver({ store: tempStore(), synchronous: 'FULL' })).toThrow(/synchronous/);
+    expect(() => new BatonSaver({ store: join(dir, 'x.db'), synchronous: 'OFF' as never })).toThrow(
+      /synchronous must be "NORMAL" or "FULL"/,
+    );
+  });
 });

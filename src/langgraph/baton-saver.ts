@@ -45,6 +45,15 @@ export interface BatonSaverOptions extends RetentionOptions {
   store: string | SqliteStore | { langgraph: GraphCheckpointStore };
   /** LangGraph's serializer. @default JsonPlusSerializer */
   serde?: SerializerProtocol;
+  /**
+   * How a store this saver opens from a path commits (an open store keeps its own setting).
+   * `NORMAL` (WAL, no fsync per commit): a checkpoint committed survives the process being killed,
+   * not a power loss or OS crash, which may drop the last steps — what LangGraph's own SqliteSaver
+   * does (better-sqlite3 builds SQLite with WAL synchronous=NORMAL). `FULL`: every step's commit
+   * is fsynced before the next step starts (Baton's default for runs), at the cost of an fsync per
+   * step. @default 'NORMAL'
+   */
+  synchronous?: 'NORMAL' | 'FULL';
 }
 
 /** Rows read per query when `list` walks many checkpoints. */
@@ -63,8 +72,18 @@ export class BatonSaver extends BaseCheckpointSaver {
     const resolved: ResolvedRetention = resolveRetention(options);
     this.retention = resolved.retention;
     this.sweepEveryMs = resolved.sweepEveryMs;
+    const sync = options.synchronous;
+    if (sync !== undefined && sync !== 'NORMAL' && sync !== 'FULL')
+      throw new ValidationError('synchronous', '"NORMAL" or "FULL"', sync, { code: 'INVALID_OPTION' });
+    if (sync !== undefined && typeof options.store !== 'string')
+      throw new ValidationError(
+        'synchronous',
+        'no value when the store is already open (it keeps its own; open it with { synchronous })',
+        sync,
+        { code: 'INVALID_OPTION' },
+      );
     if (typeof options.store === 'string') {
-      this.ownedStore = openSqliteStore(options.store);
+      this.ownedStore = openSqliteStore(options.store, { synchronous: sync ?? 'NORMAL' });
       this.store = this.ownedStore.langgraph;
     } else if (options.store instanceof SqliteStore) {
       this.store = options.store.langgraph;

@@ -100,10 +100,23 @@ export class WriteQueue {
     }
     let taken = 0;
     try {
-      do {
-        const p = this.pending[taken++] as Pending;
-        outcomes.push(this.apply(p, events));
-      } while (taken < this.pending.length && this.monotonic() - started < budget);
+      if (this.pending.length === 1) {
+        // A write alone needs no savepoint: if it fails, rolling the transaction back is the same
+        // as rolling it back to a savepoint and committing nothing — two statements fewer per
+        // commit, which is most commits of a sequential caller (a LangGraph step, a lone run).
+        taken = 1;
+        const alone = this.applyAlone(this.pending[0] as Pending, events);
+        if (!alone.ok) {
+          if (this.db.inTransaction) this.rollback.run();
+          (this.pending.shift() as Pending).reject(alone.error);
+          return;
+        }
+        outcomes.push(alone);
+      } else
+        do {
+          const p = this.pending[taken++] as Pending;
+          outcomes.push(this.apply(p, events));
+        } while (taken < this.pending.length && this.monotonic() - started < budget);
       this.commit.run();
       this.commits++;
     } catch (error) {
@@ -119,6 +132,17 @@ export class WriteQueue {
       else p.reject(o.error);
     });
     if (events.length > 0) this.publish(events);
+  }
+
+  private applyAlone(p: Pending, events: BatonEvent[]): Outcome {
+    const scope: WriteScope = { events: [] };
+    try {
+      const value = p.op(scope);
+      events.push(...scope.events);
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, error };
+    }
   }
 
   private apply(p: Pending, events: BatonEvent[]): Outcome {
