@@ -4,6 +4,7 @@
  * transaction), names its schema, and sorts ids by byte order.
  */
 import { BatonError } from '../../core/index.ts';
+import { DIALECTS } from '../dialect.ts';
 import type {
   GraphBlobRow,
   GraphCheckpointKey,
@@ -15,78 +16,21 @@ import type {
   GraphThreadRecord,
   GraphWriteRow,
 } from '../langgraph-records.ts';
+import {
+  blob,
+  type CheckpointSqlRow,
+  CHECKPOINT_COLUMNS as COLUMNS,
+  threadExpiry as expiry,
+  renderListCheckpoints,
+  type ThreadSqlRow,
+  toCheckpointRow as toRow,
+  toThreadRecord as toThread,
+  toWriteRow,
+  type WriteSqlRow,
+} from '../langgraph-rules.ts';
 import type { PgContext } from './pg-context.ts';
 import { quoteIdent } from './sql.ts';
 import type { Tx } from './write-queue.ts';
-
-interface CheckpointSqlRow {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  type: string;
-  checkpoint: Buffer;
-  metadata_type: string;
-  metadata: Buffer;
-  channel_versions: string;
-  step: number | null;
-  source: string | null;
-  created_at: number;
-}
-
-interface ThreadSqlRow {
-  thread_id: string;
-  created_at: number;
-  updated_at: number;
-  last_checkpoint_id: string | null;
-  last_step: number | null;
-  last_source: string | null;
-  expires_at: number | null;
-  checkpoints: number;
-  writes: number;
-}
-
-const COLUMNS =
-  'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata_type, metadata, channel_versions, step, source, created_at';
-
-function blob(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function toRow(r: CheckpointSqlRow): GraphCheckpointRow {
-  return {
-    threadId: r.thread_id,
-    ns: r.checkpoint_ns,
-    checkpointId: r.checkpoint_id,
-    parentCheckpointId: r.parent_checkpoint_id,
-    type: r.type,
-    checkpoint: r.checkpoint,
-    metadataType: r.metadata_type,
-    metadata: r.metadata,
-    channelVersions: JSON.parse(r.channel_versions) as Record<string, number | string>,
-    step: r.step,
-    source: r.source,
-    createdAt: Number(r.created_at),
-  };
-}
-
-function toThread(r: ThreadSqlRow): GraphThreadRecord {
-  return {
-    threadId: r.thread_id,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-    lastCheckpointId: r.last_checkpoint_id,
-    lastStep: r.last_step,
-    lastSource: r.last_source,
-    expiresAt: r.expires_at === null ? null : Number(r.expires_at),
-    checkpoints: Number(r.checkpoints),
-    writes: Number(r.writes),
-  };
-}
-
-function expiry(now: number, retention: GraphRetention): number | null {
-  return retention.ttlMs === undefined ? null : now + retention.ttlMs;
-}
 
 export class PgGraphCheckpoints implements GraphCheckpointStore {
   private readonly threads: string;
@@ -220,25 +164,8 @@ export class PgGraphCheckpoints implements GraphCheckpointStore {
 
   listCheckpoints(q: GraphListQuery): Promise<GraphCheckpointWithWrites[]> {
     return this.op(async () => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const p = (v: unknown) => {
-        params.push(v);
-        return `$${params.length}`;
-      };
-      if (q.threadId !== undefined) where.push(`thread_id = ${p(q.threadId)}`);
-      if (q.ns !== undefined) where.push(`checkpoint_ns = ${p(q.ns)}`);
-      if (q.beforeId !== undefined) where.push(`checkpoint_id < ${p(q.beforeId)}`);
-      if (q.after !== undefined)
-        where.push(
-          `(checkpoint_id, thread_id, checkpoint_ns) < (${p(q.after.checkpointId)}, ${p(q.after.threadId)}, ${p(q.after.ns)})`,
-        );
-      const limit = p(Math.max(1, Math.floor(q.limit)));
-      const rows = await this.ctx.read<CheckpointSqlRow>(
-        `SELECT ${COLUMNS} FROM ${this.checkpoints} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT ${limit}`,
-        params,
-      );
+      const { sql, params } = renderListCheckpoints(q, DIALECTS.postgres, this.checkpoints);
+      const rows = await this.ctx.read<CheckpointSqlRow>(sql, params);
       return Promise.all(rows.map((r) => this.withWrites(r)));
     });
   }
@@ -367,14 +294,7 @@ export class PgGraphCheckpoints implements GraphCheckpointStore {
          ON b.thread_id = $2 AND b.checkpoint_ns = $3 AND b.channel = j.key AND b.version = j.value`,
         [r.channel_versions, r.thread_id, r.checkpoint_ns],
       ),
-      this.ctx.read<{
-        task_id: string;
-        task_path: string;
-        idx: number;
-        channel: string;
-        type: string;
-        value: Buffer;
-      }>(
+      this.ctx.read<WriteSqlRow>(
         `SELECT task_id, task_path, idx, channel, type, value FROM ${this.writes}
          WHERE thread_id = $1 AND checkpoint_ns = $2 AND checkpoint_id = $3`,
         [r.thread_id, r.checkpoint_ns, r.checkpoint_id],
@@ -383,14 +303,7 @@ export class PgGraphCheckpoints implements GraphCheckpointStore {
     return {
       row: toRow(r),
       blobs,
-      writes: writes.map((w) => ({
-        taskId: w.task_id,
-        taskPath: w.task_path,
-        idx: w.idx,
-        channel: w.channel,
-        type: w.type,
-        value: w.value,
-      })),
+      writes: writes.map(toWriteRow),
     };
   }
 

@@ -4,6 +4,7 @@
  * and one fsync; each put or putWrites is its own savepoint, so it lands whole or not at all.
  */
 import { BatonError } from '../../core/index.ts';
+import { DIALECTS } from '../dialect.ts';
 import type {
   GraphBlobRow,
   GraphCheckpointKey,
@@ -15,46 +16,19 @@ import type {
   GraphThreadRecord,
   GraphWriteRow,
 } from '../langgraph-records.ts';
+import {
+  blob,
+  CHECKPOINT_COLUMNS,
+  type CheckpointSqlRow,
+  threadExpiry as expiry,
+  renderListCheckpoints,
+  type ThreadSqlRow,
+  toCheckpointRow as toRow,
+  toThreadRecord as toThread,
+  toWriteRow,
+  type WriteSqlRow,
+} from '../langgraph-rules.ts';
 import type { SqliteContext } from './sqlite-context.ts';
-
-interface CheckpointSqlRow {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  type: string;
-  checkpoint: Buffer;
-  metadata_type: string;
-  metadata: Buffer;
-  channel_versions: string;
-  step: number | null;
-  source: string | null;
-  created_at: number;
-}
-
-interface WriteSqlRow {
-  task_id: string;
-  task_path: string;
-  idx: number;
-  channel: string;
-  type: string;
-  value: Buffer;
-}
-
-interface ThreadSqlRow {
-  thread_id: string;
-  created_at: number;
-  updated_at: number;
-  last_checkpoint_id: string | null;
-  last_step: number | null;
-  last_source: string | null;
-  expires_at: number | null;
-  checkpoints: number;
-  writes: number;
-}
-
-const CHECKPOINT_COLUMNS =
-  'thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata_type, metadata, channel_versions, step, source, created_at';
 
 /** The blobs a namespace's checkpoints still read; everything else in it is garbage. */
 const BLOBS_IN_USE = `SELECT j.key, CAST(j.value AS TEXT) FROM langgraph_checkpoints c, json_each(c.channel_versions) j
@@ -64,42 +38,6 @@ const THREAD_SELECT = `SELECT t.*,
   (SELECT count(*) FROM langgraph_checkpoints c WHERE c.thread_id = t.thread_id) AS checkpoints,
   (SELECT count(*) FROM langgraph_writes w WHERE w.thread_id = t.thread_id) AS writes
   FROM langgraph_threads t`;
-
-/** better-sqlite3 binds Buffers as BLOBs; a view over the same memory, no copy. */
-function blob(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function toRow(r: CheckpointSqlRow): GraphCheckpointRow {
-  return {
-    threadId: r.thread_id,
-    ns: r.checkpoint_ns,
-    checkpointId: r.checkpoint_id,
-    parentCheckpointId: r.parent_checkpoint_id,
-    type: r.type,
-    checkpoint: r.checkpoint,
-    metadataType: r.metadata_type,
-    metadata: r.metadata,
-    channelVersions: JSON.parse(r.channel_versions) as Record<string, number | string>,
-    step: r.step,
-    source: r.source,
-    createdAt: r.created_at,
-  };
-}
-
-function toThread(r: ThreadSqlRow): GraphThreadRecord {
-  return {
-    threadId: r.thread_id,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    lastCheckpointId: r.last_checkpoint_id,
-    lastStep: r.last_step,
-    lastSource: r.last_source,
-    expiresAt: r.expires_at,
-    checkpoints: r.checkpoints,
-    writes: r.writes,
-  };
-}
 
 export class SqliteGraphCheckpoints implements GraphCheckpointStore {
   constructor(
@@ -221,31 +159,8 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
 
   async listCheckpoints(q: GraphListQuery): Promise<GraphCheckpointWithWrites[]> {
     this.guard();
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.threadId !== undefined) {
-      where.push('thread_id = ?');
-      params.push(q.threadId);
-    }
-    if (q.ns !== undefined) {
-      where.push('checkpoint_ns = ?');
-      params.push(q.ns);
-    }
-    if (q.beforeId !== undefined) {
-      where.push('checkpoint_id < ?');
-      params.push(q.beforeId);
-    }
-    if (q.after !== undefined) {
-      where.push('(checkpoint_id, thread_id, checkpoint_ns) < (?, ?, ?)');
-      params.push(q.after.checkpointId, q.after.threadId, q.after.ns);
-    }
-    params.push(Math.max(1, Math.floor(q.limit)));
-    const rows = this.ctx
-      .stmt(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM langgraph_checkpoints ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT ?`,
-      )
-      .all(...params) as CheckpointSqlRow[];
+    const { sql, params } = renderListCheckpoints(q, DIALECTS.sqlite, 'langgraph_checkpoints');
+    const rows = this.ctx.stmt(sql).all(...params) as CheckpointSqlRow[];
     return rows.map((r) => this.withWrites(r));
   }
 
@@ -377,14 +292,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
         'SELECT task_id, task_path, idx, channel, type, value FROM langgraph_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?',
       )
       .all(r.thread_id, r.checkpoint_ns, r.checkpoint_id) as WriteSqlRow[];
-    return rows.map((w) => ({
-      taskId: w.task_id,
-      taskPath: w.task_path,
-      idx: w.idx,
-      channel: w.channel,
-      type: w.type,
-      value: w.value,
-    }));
+    return rows.map(toWriteRow);
   }
 
   private touchThread(threadId: string, now: number, retention: GraphRetention): void {
@@ -432,8 +340,4 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
     this.ctx.stmt('DELETE FROM langgraph_checkpoints WHERE thread_id = ?').run(threadId);
     this.ctx.stmt('DELETE FROM langgraph_threads WHERE thread_id = ?').run(threadId);
   }
-}
-
-function expiry(now: number, retention: GraphRetention): number | null {
-  return retention.ttlMs === undefined ? null : now + retention.ttlMs;
 }
