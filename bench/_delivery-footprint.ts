@@ -3,7 +3,8 @@
  * (see bench/delivery.ts): heap and SQLite bytes per pending delivery, then clean restarts on the
  * same file timed until the worker's one clock timer is armed for the earliest due row.
  */
-import { type Clock, createBaton, openSqliteStore, systemClock, type TimerHandle } from '../src/index.ts';
+import { type Clock, createBaton, systemClock, type TimerHandle } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import {
   countEvents,
   databaseBytes,

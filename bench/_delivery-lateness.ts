@@ -3,7 +3,8 @@
  * are all held before the first is due, and the floor, 10,000 plain timers due over the same window.
  */
 import Database from 'better-sqlite3';
-import { createBaton, openSqliteStore } from '../src/index.ts';
+import { createBaton } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import {
   countEvents,
   echoTool,

@@ -4,7 +4,8 @@
  * `count` `run:succeeded` events. Waiting on the event stream instead of `count` `run.result()`
  * calls keeps the measurement from paying for 10,000 watchers.
  */
-import { createBaton, defineTask, openSqliteStore } from '../src/index.ts';
+import { createBaton, defineTask } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 
 const CHUNK = 500;
 /** No run finishing for this long means the engine is stuck, not slow: fail instead of hanging. */

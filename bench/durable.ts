@@ -9,7 +9,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBaton, defineTask, ManualClock, openSqliteStore } from '../src/index.ts';
+import { createBaton, defineTask, ManualClock } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
 
 const SLEEPERS = 1_000;

@@ -20,7 +20,8 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBaton, defineTask, openSqliteStore, type TaskContext } from '../src/index.ts';
+import { createBaton, defineTask, type TaskContext } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
 import { measureThroughput } from './_throughput.ts';
 

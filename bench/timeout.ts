@@ -13,7 +13,8 @@
  * is sampled just before each engine round, so both see the same machine load.
  */
 import { join } from 'node:path';
-import { type Baton, createBaton, defineTask, openSqliteStore, type TaskDefinition } from '../src/index.ts';
+import { type Baton, createBaton, defineTask, type TaskDefinition } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { type BenchMetric, round, withTempDir } from './_stats.ts';
 
 const ATTEMPTS = 1_000;

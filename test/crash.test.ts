@@ -10,7 +10,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 
 const RUNS = 200;

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBaton, openSqliteStore } from '../src/index.ts';
+import { createBaton } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { approver, parent, sleeper, tasks } from './durable/tasks.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 

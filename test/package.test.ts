@@ -183,7 +183,7 @@ console.log(JSON.stringify({ status: outcome.status, output: outcome.output }));
     writeFileSync(
       join(app, 'subpaths.mjs'),
       `const names = {};
-for (const p of ['baton', 'baton/http', 'baton/client', 'baton/postgres', 'baton/testing', 'baton/serverless']) {
+for (const p of ['baton', 'baton/http', 'baton/client', 'baton/postgres', 'baton/testing', 'baton/serverless', 'baton/store', 'baton/schedule', 'baton/refs', 'baton/context', 'baton/agent', 'baton/budget', 'baton/retry', 'baton/webhooks', 'baton/tools']) {
   names[p] = Object.keys(await import(p)).length;
 }
 console.log(JSON.stringify(names));

@@ -9,14 +9,8 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import {
-  agentTool,
-  createScriptedModel,
-  defineAgentTask,
-  type ScriptContext,
-  type ScriptedTurn,
-  systemClock,
-} from '../../src/index.ts';
+import { createScriptedModel, type ScriptContext, type ScriptedTurn } from '../../src/agent/index.ts';
+import { agentTool, defineAgentTask, systemClock } from '../../src/index.ts';
 
 interface Reading {
   day: number;

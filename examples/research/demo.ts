@@ -12,7 +12,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { followRun } from '../../src/cli/index.ts';
-import { type BatonEvent, createBaton, isTerminal, openSqliteStore } from '../../src/index.ts';
+import { type BatonEvent, createBaton, isTerminal } from '../../src/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { type DemoInput, researchFlow } from './flow.ts';
 import { buildKnowledgeBase, KNOWLEDGE_TABLES } from './knowledge-base.ts';
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { TableDeclarations } from '../../src/index.ts';
+import type { TableDeclarations } from '../../src/refs/index.ts';
 import { analyzeItem, type CorpusItem, tokens } from './analyze.ts';
 
 export const KNOWLEDGE_TABLES: TableDeclarations = {

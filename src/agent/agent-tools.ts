@@ -16,6 +16,7 @@ export interface AgentTool<Input = unknown, Output = unknown> {
   execute(input: Input, context: AgentToolContext): Promise<Output> | Output;
 }
 
+/** What an agent tool handler gets besides its arguments: the abort signal and the id of the model's tool call. */
 export interface AgentToolContext {
   /** Aborts at the invocation's hard deadline or when the caller cancels. */
   signal: AbortSignal;

@@ -14,6 +14,7 @@ type ScheduleOptions = NonNullable<BatonOptions['schedule']>;
 // biome-ignore lint/suspicious/noExplicitAny: a config lists tasks of any input and output types.
 export type AnyDefinition = TaskDefinition<any, any> | FlowDefinition<any>;
 
+/** The shape of `baton.config.ts`: the tasks, the store and the options `baton` commands use. */
 export interface BatonConfig {
   /**
    * The SQLite file, relative to this file, or a postgres:// URL. `--db`, $BATON_DATABASE_URL and

@@ -51,8 +51,10 @@ export const ErrorCodes = [
   'UNKNOWN',
 ] as const;
 
+/** One of ErrorCodes: what went wrong, stable across versions (branch on it, not on the message). */
 export type ErrorCode = (typeof ErrorCodes)[number];
 
+/** Options of a BatonError: the cause, structured data, and whether to keep the stack. */
 export interface BatonErrorOptions {
   cause?: unknown;
   data?: Record<string, unknown>;
@@ -64,6 +66,7 @@ export interface BatonErrorOptions {
   stack?: false;
 }
 
+/** Every error Baton throws: a stable `code` (ErrorCodes), a message for people and optional `data`. */
 export class BatonError extends Error {
   readonly code: ErrorCode;
   readonly data: Readonly<Record<string, unknown>>;

@@ -95,6 +95,7 @@ export interface BatonEventMap {
   };
 }
 
+/** The name of a run event ('run.started', 'checkpoint.saved', …). */
 export type BatonEventType = keyof BatonEventMap;
 
 /** An event as stored and streamed. `id` increases across the whole store (SSE Last-Event-ID). */
@@ -122,6 +123,7 @@ export function newEvent<T extends BatonEventType>(
   return { runId, type, data };
 }
 
+/** Narrows an event to one type, so its `data` is typed: `if (isEventType(e, 'run.succeeded')) e.data.output`. */
 export function isEventType<T extends BatonEventType>(event: BatonEvent, type: T): event is BatonEvent<T> {
   return event.type === type;
 }

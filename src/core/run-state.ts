@@ -18,6 +18,7 @@
  */
 import { BatonError } from './errors.ts';
 
+/** Every run status, in life order. */
 export const RunStatuses = [
   'queued',
   'running',
@@ -28,6 +29,7 @@ export const RunStatuses = [
   'cancelled',
   'expired',
 ] as const;
+/** Where a run is in its life: queued, running, waiting, or one of the terminal statuses. */
 export type RunStatus = (typeof RunStatuses)[number];
 
 export const WaitReasons = [
@@ -39,8 +41,10 @@ export const WaitReasons = [
   'child',
   'signal',
 ] as const;
+/** Why a waiting run waits (a timer, a decision, a dependency, a delivery, a resume, a child, a signal). */
 export type WaitReason = (typeof WaitReasons)[number];
 
+/** The statuses a run never leaves. */
 export const TerminalStatuses: ReadonlySet<RunStatus> = new Set([
   'succeeded',
   'partial',
@@ -49,6 +53,7 @@ export const TerminalStatuses: ReadonlySet<RunStatus> = new Set([
   'expired',
 ]);
 
+/** True for a status a run never leaves (succeeded, partial, failed, cancelled, expired). */
 export function isTerminal(status: RunStatus): boolean {
   return TerminalStatuses.has(status);
 }

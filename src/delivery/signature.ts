@@ -30,6 +30,7 @@ export const SignatureFailures = [
 ] as const;
 export type SignatureFailure = (typeof SignatureFailures)[number];
 
+/** The result of verifySignature: ok, or the reason the signature was refused. */
 export type SignatureCheck = { ok: true } | { ok: false; reason: SignatureFailure };
 
 /** A secret, or several during a rotation (each produces or accepts one `v1=` entry). */

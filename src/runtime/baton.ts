@@ -54,6 +54,7 @@ import {
 } from './watch-run.ts';
 import { Worker, type WorkerOptions } from './worker.ts';
 
+/** Options of createBaton: the store, the tasks, the clock, the worker and the delivery settings. */
 export interface BatonOptions {
   /**
    * A Store, a `postgres://user:password@host/db` URL (optionally `?schema=name`, default schema
@@ -82,6 +83,7 @@ export interface BatonOptions {
   schedule?: ScheduleOptions;
 }
 
+/** Scheduled delivery settings of a Baton (protocol 004). */
 export interface ScheduleOptions {
   /** Zone for expressions without one. @default the system's */
   defaultTimezone?: string;
@@ -184,6 +186,7 @@ export type RunOutcome<O = unknown> =
       error: Error | undefined;
     });
 
+/** A started run: its id, and ways to await its outcome or follow its events. */
 export interface RunHandle<O = unknown> {
   readonly id: string;
   /** Resolves when the run ends (succeeded, partial, failed, cancelled or expired). */
@@ -194,6 +197,7 @@ export interface RunHandle<O = unknown> {
 
 type Startable<I, O> = TaskDefinition<I, O> | FlowDefinition<I> | string;
 
+/** A Baton instance: starts, follows, resumes, cancels and answers runs on one store, and runs a worker unless told not to. */
 export class Baton implements AsyncDisposable {
   readonly store: Store;
   readonly clock: Clock;
@@ -513,6 +517,7 @@ function notStartable(what: unknown): BatonError {
   );
 }
 
+/** Creates a Baton on a store (a SQLite path, a Postgres URL or a Store); starts a worker unless `worker: false`. */
 export function createBaton(options: BatonOptions = {}): Baton {
   return new Baton(options);
 }

@@ -18,6 +18,7 @@ import { type Duration, parseDuration } from '../time/index.ts';
 import { defineTask, type TaskDefinition, type TaskOptions } from './define-task.ts';
 import type { TaskContext } from './task-context.ts';
 
+/** What an agent task returns: the model's final text and how the loop went. */
 export interface AgentOutput {
   text: string;
   turns: number;
@@ -32,6 +33,7 @@ export interface AgentOutput {
   usedFunctionCalling: boolean;
 }
 
+/** Options of defineAgentTask: a task option set plus the model, the system prompt and the tools. */
 export interface AgentTaskOptions<I>
   extends Omit<TaskOptions<I, AgentOutput>, 'run' | 'timeout' | 'onTimeout'> {
   model: LanguageModel | ((input: I, ctx: TaskContext) => LanguageModel | Promise<LanguageModel>);
@@ -59,6 +61,7 @@ const RECORDED = new Set([
   'agent:timeout',
 ]);
 
+/** Defines a task that runs a resumable, deadline-bound agent (ReAct) loop over an AI SDK model and tools. */
 export function defineAgentTask<I>(options: AgentTaskOptions<I>): TaskDefinition<I, AgentOutput> {
   const {
     model,

@@ -7,6 +7,7 @@ import { BatonError, optionKeys, refuseUnknownKeys, ValidationError } from '../c
 import { type Duration, parseDuration } from '../time/index.ts';
 import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
 
+/** One step of a flow: the task, its input and the steps it depends on. */
 export interface FlowStepOptions<FI> {
   id: string;
   /** A task definition, or a task name registered on the Baton instance. */
@@ -25,6 +26,7 @@ export interface FlowStepOptions<FI> {
   transfer?: unknown;
 }
 
+/** Options of defineFlow: its name, steps and time budget. */
 export interface FlowOptions<FI> {
   name: string;
   steps: FlowStepOptions<FI>[];
@@ -34,6 +36,7 @@ export interface FlowOptions<FI> {
   ttl?: Duration;
 }
 
+/** A flow as defineFlow returns it; start it with baton.start like a task. */
 export interface FlowDefinition<FI = unknown> {
   readonly type: 'flow';
   readonly name: string;
@@ -56,6 +59,7 @@ const STEP_KEYS = optionKeys<FlowStepOptions<unknown>>()(
   'transfer',
 );
 
+/** Defines a flow: steps (tasks) with dependencies, run as a DAG in which each step is its own durable run. */
 export function defineFlow<FI = unknown>(options: FlowOptions<FI>): FlowDefinition<FI> {
   if (typeof options?.name !== 'string' || options.name.length === 0)
     throw new ValidationError('flow.name', 'a non-empty string', options?.name, { code: 'INVALID_OPTION' });
@@ -132,6 +136,7 @@ export function readPlanFile(path: string): FlowDefinition<unknown> {
   return loadPlan(raw, path.replace(/^.*\//, '').replace(/\.json$/i, ''));
 }
 
+/** True for a value defineFlow made. */
 export function isFlowDefinition(value: unknown): value is FlowDefinition {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'flow';
 }

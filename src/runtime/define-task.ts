@@ -30,6 +30,7 @@ import type { StepContextOptions } from './step-inputs.ts';
 import type { TaskContext } from './task-context.ts';
 import { toModuleUrl } from './thread/index.ts';
 
+/** How a task retries: the timeout multipliers per attempt, the backoff, the number of retries, whether a partial result is accepted. */
 export interface TaskRetryOptions {
   /** Timeout of retry n is the base timeout × timeoutMultipliers[n-1]. @default [2, 3] */
   timeoutMultipliers?: number[];
@@ -66,6 +67,7 @@ export interface RetryInfo {
   mode: string | undefined;
 }
 
+/** Options of defineTask. */
 export interface TaskOptions<I, O, S = unknown> {
   name: string;
   /** zod schema of the input; the run is refused (nothing stored) when the input fails it. */
@@ -120,6 +122,7 @@ export interface TaskOptions<I, O, S = unknown> {
 }
 
 // `run` is a method so that a TaskDefinition<{ topic: string }> is usable where any task is expected.
+/** A task as defineTask returns it: start it with baton.start, invoke it with ctx.invoke, use it in a flow. */
 export interface TaskDefinition<I = unknown, O = unknown> {
   readonly type: 'task';
   readonly name: string;
@@ -278,6 +281,7 @@ function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: s
   }
 }
 
+/** Defines a task: a named body with an input schema, a timeout, a budget, retries, checkpoints and partial results. */
 export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): TaskDefinition<I, O> {
   if (typeof options !== 'object' || options === null)
     throw optionError('defineTask(options)', 'an object', options);
@@ -369,6 +373,7 @@ export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): Ta
   }) as TaskDefinition<I, O>;
 }
 
+/** True for a value defineTask (or defineTool, defineAgentTask) made. */
 export function isTaskDefinition(value: unknown): value is TaskDefinition {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'task';
 }

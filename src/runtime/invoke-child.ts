@@ -16,6 +16,7 @@ import type { Engine } from './engine.ts';
 import { startTask } from './start-run.ts';
 import type { DurableOptions } from './task-context.ts';
 
+/** Options of ctx.invoke: the child's budget (absolute or a share of the parent's) and its priority. */
 export interface InvokeOptions extends DurableOptions {
   /** The child's time budget. @default the child task's, capped by what is left of the parent's */
   budget?: Duration;

@@ -14,6 +14,7 @@ import type { Engine } from './engine.ts';
 import { isGoneOnThisHost } from './process-identity.ts';
 import { requireRun } from './watch-run.ts';
 
+/** What baton.resume did, and the run as it is now. */
 export interface ResumeResult {
   run: RunRecord;
   /** What resume did, for people: "already succeeded", "requeued from checkpoint 3", … */
@@ -29,6 +30,7 @@ export interface ResumeResult {
   endedBy?: EndedByAnswer;
 }
 
+/** Options of baton.resume. */
 export interface ResumeOptions {
   /** A run already resumed by someone else (queued or running) is a RUN_CONFLICT. @default false */
   strict?: boolean;

@@ -10,6 +10,7 @@ import type { Engine } from './engine.ts';
 import { MAX_INPUT_BYTES } from './start-run.ts';
 import { WAKE_TIMER, wakeIfReady } from './wake-run.ts';
 
+/** A signal as baton.signal stored it, until the run reads it with ctx.waitFor. */
 export interface SentSignal {
   signalId: string;
   runId: string;

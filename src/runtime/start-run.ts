@@ -25,6 +25,7 @@ import type { Engine } from './engine.ts';
 import { logScheduleEnabled } from './scheduled-delivery.ts';
 import { argsEvent, dueTimers, scheduleInput, type ToolInput } from './tool-input.ts';
 
+/** Options of baton.start: the run id, budget, priority, delay, fast mode, research mode, escalation and more. */
 export interface StartOptions {
   /** Your own id for the run (idempotency: a second start with the same id is refused). */
   id?: string;

@@ -12,6 +12,7 @@ import type { TaskDefinition } from './define-task.ts';
 import type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 import type { TaskTime } from './time-keeper.ts';
 
+/** The last checkpoint as the task sees it on resume: its state (typed by the task's checkpointSchema) and progress. */
 export interface CheckpointView<S = unknown> {
   state: S;
   seq: number;
@@ -19,12 +20,14 @@ export interface CheckpointView<S = unknown> {
   savedAt: number;
 }
 
+/** An upstream flow step's output as a dependent step sees it. */
 export interface DependencyOutput {
   output: unknown;
   /** True when the upstream step ended partial (e.g. continued with partial results). */
   incomplete: boolean;
 }
 
+/** Progress a checkpoint records beside its state (items analyzed of the total). */
 export interface CheckpointInfo {
   /** Items processed so far (papers, repositories, discussions…). */
   itemsAnalyzed?: number;
@@ -40,6 +43,7 @@ export interface ToolOptions<C> {
   name?: string;
 }
 
+/** Options shared by the durable calls (ctx.sleep, ctx.invoke, ctx.waitFor). */
 export interface DurableOptions {
   /**
    * Names the wait instead of numbering it by call order (`baton:sleep:1`, …). Needed only when a
@@ -48,6 +52,7 @@ export interface DurableOptions {
   key?: string;
 }
 
+/** Options of ctx.waitFor: a timeout and a zod schema for the payload. */
 export interface WaitForOptions<T> extends DurableOptions {
   /** How long to wait (from the first call); without it the wait has no end. */
   timeout?: Duration;
@@ -55,6 +60,7 @@ export interface WaitForOptions<T> extends DurableOptions {
   schema?: ZodType<T>;
 }
 
+/** What ctx.waitFor resolves to: the payload received, or a timeout. */
 export type WaitForResult<T> =
   | { status: 'received'; payload: T; signalId: string; sentAt: number }
   | { status: 'timeout'; timedOutAt: number };

@@ -15,6 +15,7 @@ import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
 import { currentProcess, isGoneOnThisHost, newWorkerId, type ProcessIdentity } from './process-identity.ts';
 
+/** A worker's concurrency, lease and polling settings. */
 export interface WorkerOptions {
   /** Attempts running at once in this worker. @default 10 */
   concurrency?: number;
@@ -47,6 +48,7 @@ const WAKING_EVENTS = new Set([
   'run:resumed',
 ]);
 
+/** Claims runs from the store and executes their attempts; createBaton starts one unless `worker: false`. */
 export class Worker {
   readonly id: string;
   readonly identity: ProcessIdentity;

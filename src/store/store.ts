@@ -121,6 +121,7 @@ export const TIMER_HOLD_MS = 30_000;
 /** Hints from other processes: 'work' (something may be claimable or due), 'events' (new events). */
 export type WakeChannel = 'work' | 'events';
 
+/** The storage port Baton runs on (SQLite file or Postgres): runs, events, checkpoints, timers. */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** A description for messages, e.g. the database file path. */

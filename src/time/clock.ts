@@ -7,6 +7,7 @@ export interface TimerHandle {
   readonly id: number;
 }
 
+/** The source of time: Baton reads time and arms timers only through a Clock (ManualClock in tests). */
 export interface Clock {
   /** Wall time, epoch milliseconds. Stored in records; may jump. */
   now(): number;
@@ -112,6 +113,7 @@ class SystemClock implements Clock {
 }
 
 const theSystemClock = new SystemClock();
+/** The real clock, used unless a clock is given. */
 export const systemClock: Clock = theSystemClock;
 
 /**

@@ -40,6 +40,7 @@ export type ToolTaskOptions<O = unknown> = Omit<
   retry?: TaskRetryOptions | false;
 };
 
+/** Options of defineTool: name, JSON Schema of the arguments, handler and task options. */
 export interface DefineToolOptions<A extends object = ToolArgs, O = unknown> extends ToolTaskOptions<O> {
   /** The tool's name, as a model calls it: letters, digits and `_ . : -`, at most 128. */
   name: string;
@@ -60,6 +61,7 @@ export interface ToolInfo {
   readonly acceptsSchedule: boolean;
 }
 
+/** A tool as defineTool returns it (a task with an argument schema). */
 export interface ToolDefinition<A extends object = ToolArgs, O = unknown>
   extends TaskDefinition<ToolInput<A>, O> {
   readonly tool: ToolInfo;
@@ -111,6 +113,7 @@ function copySchema(schema: unknown, field: string): JsonSchemaObject {
   return deepFreeze(copy as JsonSchemaObject);
 }
 
+/** Defines a tool: a task whose arguments are checked against a JSON Schema (protocol 004). */
 export function defineTool<A extends object = ToolArgs, O = unknown>(
   options: DefineToolOptions<A, O>,
 ): ToolDefinition<A, O> {

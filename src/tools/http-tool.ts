@@ -85,6 +85,7 @@ async function readJson(response: Response, where: string): Promise<unknown> {
 }
 
 /**
+ * A tool handler that POSTs the arguments to an HTTP tool server and returns its JSON answer.
  * @example defineTool({ name: 'image_draw', inputSchema, handler: httpToolHandler({ url: 'http://127.0.0.1:8700/image_draw' }) })
  */
 export function httpToolHandler<O = unknown>(

@@ -5,7 +5,8 @@
  * checkpoint has committed, and when an attempt begins and ends.
  */
 import { appendFileSync } from 'node:fs';
-import { createBaton, defineTask, openSqliteStore } from '../../src/index.ts';
+import { createBaton, defineTask } from '../../src/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 
 const [db, log, concurrency] = process.argv.slice(2) as [string, string, string];
 const pid = process.pid;

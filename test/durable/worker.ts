@@ -1,6 +1,7 @@
 /** A worker process for the durable-primitives crash test: executes the runs of test/durable/tasks.ts. */
 import { appendFileSync } from 'node:fs';
-import { createBaton, openSqliteStore } from '../../src/index.ts';
+import { createBaton } from '../../src/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { tasks } from './tasks.ts';
 
 const [db, log] = process.argv.slice(2) as [string, string];

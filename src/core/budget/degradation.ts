@@ -44,6 +44,7 @@ export interface DegradationDecision extends DegradationRule {
 
 export type DegradationRules = Record<string, Partial<Record<DegradationLevel, DegradationRule>>>;
 
+/** What a task skips or shortens as its time runs out (protocol 001 degradation table). */
 export interface DegradationTable {
   /** Seconds left below which a level applies. @default { criticalSeconds: 300, warningSeconds: 600 } */
   thresholds: { criticalSeconds: number; warningSeconds: number };

@@ -94,6 +94,7 @@ export function resolveDecision(
 /** Choices a policy can make without supplying anything (a mode or an input). */
 export type PolicyFallback = Extract<EscalationChoice, 'skip' | 'abandon' | 'retry_extended'>;
 
+/** How a timed-out run is escalated to a person and what the unattended policy does. */
 export interface EscalationPolicy {
   /** Continue with the partial results when at least this many findings were captured. @default 1 */
   minFindings: number;
@@ -113,6 +114,7 @@ export const DEFAULT_ESCALATION_POLICY: Readonly<EscalationPolicy> = Object.free
 
 const FALLBACKS: readonly string[] = ['skip', 'abandon', 'retry_extended'];
 
+/** Checks and completes an escalation policy: who decides when an attempt times out, and what happens unattended. */
 export function defineEscalationPolicy(
   options: Partial<EscalationPolicy> = {},
   field = 'escalation',
