@@ -49,6 +49,8 @@ const TARGETS: Readonly<Record<string, Target>> = {
   // Issue 18 item 1: exact token counting near the floor, and the protocol 002 §7.2 plan.
   'tokens.mb_per_s': { op: '>=', value: 10 },
   'context.plan_protocol_example_ms': { op: '<=', value: 50 },
+  // Issue 15 item 4: `import 'baton'` in a fresh process (built package).
+  'import.root_ms': { op: '<=', value: 100 },
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },

@@ -1,6 +1,7 @@
 /**
  * The integrations are subpath exports with optional peer dependencies: `import 'baton'` must load
  * none of them, nor their peers, so a user without LangGraph, MCP or OpenTelemetry pays nothing.
+ * Nor the heavy dependencies Baton itself uses (issue 15 item 4): they load on first use.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -10,9 +11,12 @@ const root = resolve(import.meta.dirname, '..');
 
 function loadedBy(entry: string): string[] {
   const script = `
+    const { createRequire } = await import('node:module');
     await import(process.argv[1]);
     await new Promise((r) => setTimeout(r, 50)); // let the hook thread's last messages arrive
-    console.log(JSON.stringify([...globalThis.__loadedUrls]));`;
+    // ESM imports reach the resolve hook; CommonJS require() calls (onFirstUse) fill require.cache.
+    const required = Object.keys(createRequire(import.meta.url).cache).map((p) => 'file://' + p);
+    console.log(JSON.stringify([...globalThis.__loadedUrls, ...required]));`;
   const r = spawnSync(
     process.execPath,
     [
@@ -33,12 +37,27 @@ function loadedBy(entry: string): string[] {
 
 const PEERS = /node_modules\/(@langchain|@modelcontextprotocol|@opentelemetry\/sdk-)/;
 const INTEGRATIONS = /\/src\/(langgraph|mcp|ai-sdk|otel)\//;
+const HEAVY =
+  /node_modules\/(pino|ajv|json-p3|better-sqlite3|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai|@ai-sdk\/[^/]+)\//;
 
 describe('importing baton', () => {
   it('loads no integration and none of their optional peers', () => {
     const urls = loadedBy(resolve(root, 'src/index.ts'));
     expect(urls.length).toBeGreaterThan(50); // the hook saw the import graph
     expect(urls.filter((u) => PEERS.test(u) || INTEGRATIONS.test(u))).toEqual([]);
+  });
+
+  it('loads none of the heavy dependencies until they are used', () => {
+    const urls = loadedBy(resolve(root, 'src/index.ts'));
+    const heavy = urls.filter((u) => HEAVY.test(u));
+    expect([...new Set(heavy.map((u) => HEAVY.exec(u)?.[1]))]).toEqual([]);
+  });
+
+  it('the probe sees a dependency loaded with require() on first use', () => {
+    const urls = loadedBy(resolve(root, 'src/store/sqlite/index.ts'));
+    expect(urls.some((u) => HEAVY.test(u))).toBe(false);
+    const script = resolve(root, 'test/fixtures/open-sqlite.ts');
+    expect(loadedBy(script).some((u) => u.includes('node_modules/better-sqlite3/'))).toBe(true);
   });
 
   it('the langgraph subpath loads its peers (the probe can see them)', () => {

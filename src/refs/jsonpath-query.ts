@@ -13,16 +13,11 @@
  * token, is untouched: no string rewriting. The install verifies itself and throws if json-p3's
  * internals move; `jsonpath-query.test.ts` pins the version and the behaviour.
  */
-import {
-  JSONPathEnvironment,
-  JSONPathError,
-  type JSONPathQuery,
-  JSONPathSyntaxError,
-  type JSONValue,
-  jsonpath,
-  type Token,
-} from 'json-p3';
-import { BatonError } from '../core/index.ts';
+import type { JSONPathEnvironment, JSONPathQuery, JSONValue, jsonpath, Token } from 'json-p3';
+import { BatonError, onFirstUse } from '../core/index.ts';
+
+// json-p3 loads when the first environment is built (a resolver's first query), not at import.
+const jsonP3 = onFirstUse<typeof import('json-p3')>('json-p3');
 
 /** RFC 9535 `number`, anchored. ABNF literals are case-insensitive, hence [eE]. */
 const RFC_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
@@ -40,8 +35,8 @@ function installRfcNumberParser(env: JSONPathEnvironment): void {
     parseNumber(stream: { current: Token }): jsonpath.expressions.NumberLiteral {
       const token = stream.current;
       if (!RFC_NUMBER.test(token.value))
-        throw new JSONPathSyntaxError(`invalid number literal '${token.value}'`, token);
-      return new jsonpath.expressions.NumberLiteral(token, Number(token.value));
+        throw new (jsonP3().JSONPathSyntaxError)(`invalid number literal '${token.value}'`, token);
+      return new (jsonP3().jsonpath.expressions.NumberLiteral)(token, Number(token.value));
     }
   }
   Reflect.set(env, 'parser', new RfcNumberParser(env));
@@ -49,7 +44,7 @@ function installRfcNumberParser(env: JSONPathEnvironment): void {
 
 /** A strict RFC 9535 environment with number literals parsed as the RFC says. */
 export function createJsonPathEnvironment(): JSONPathEnvironment {
-  const env = new JSONPathEnvironment({ strict: true });
+  const env = new (jsonP3().JSONPathEnvironment)({ strict: true });
   installRfcNumberParser(env);
   // Fail at construction, not on some later query, if the install did not take.
   try {
@@ -115,7 +110,7 @@ export class JsonPathEvaluator {
 }
 
 function pathError(path: string, cause: unknown): BatonError {
-  const detail = cause instanceof JSONPathError || cause instanceof Error ? cause.message : String(cause);
+  const detail = cause instanceof Error ? cause.message : String(cause);
   return new BatonError(
     'REF_PATH_INVALID',
     `path ${JSON.stringify(path)} is not a valid JSONPath: ${detail}`,

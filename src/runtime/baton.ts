@@ -2,13 +2,14 @@
  * `createBaton` returns a handle on one runtime: its store, clock, logger, tasks and (by default)
  * an in-process worker. Two handles can live in one process (tests do this); nothing is global.
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { type ContextPlannerOptions, createContextPlanner } from '../context/index.ts';
 import {
   BatonError,
   type BatonEvent,
   deserializeError,
   isTerminal,
+  onFirstUse,
   optionKeys,
   type RunStatus,
   refuseUnknownKeys,
@@ -195,6 +196,8 @@ export interface RunHandle<O = unknown> {
   cancel(reason?: string): Promise<void>;
 }
 
+const loadPino = onFirstUse<typeof import('pino')>('pino');
+
 type Startable<I, O> = TaskDefinition<I, O> | FlowDefinition<I> | string;
 
 /** A Baton instance: starts, follows, resumes, cancels and answers runs on one store, and runs a worker unless told not to. */
@@ -213,7 +216,7 @@ export class Baton implements AsyncDisposable {
   constructor(options: BatonOptions = {}) {
     refuseUnknownBatonKeys(options);
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? pino({ level: process.env.BATON_LOG_LEVEL ?? 'silent' });
+    this.logger = options.logger ?? loadPino().pino({ level: process.env.BATON_LOG_LEVEL ?? 'silent' });
     this.ownsStore = typeof options.store !== 'object';
     this.store =
       typeof options.store === 'object'

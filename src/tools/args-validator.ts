@@ -1,7 +1,5 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { BatonError, ValidationError } from '../core/index.ts';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
+import { BatonError, onFirstUse, ValidationError } from '../core/index.ts';
 import { describeProblem } from './describe-problem.ts';
 
 /**
@@ -32,10 +30,15 @@ const OPTIONS: Options = {
   logger: false,
 };
 
+// Ajv loads when the first tool schema is compiled, not when Baton is imported.
+const ajv07 = onFirstUse<typeof import('ajv')>('ajv');
+const ajv2019 = onFirstUse<typeof import('ajv/dist/2019.js')>('ajv/dist/2019.js');
+const ajv2020 = onFirstUse<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js');
+
 const DIALECTS = {
-  'draft-07': (o: Options) => new Ajv(o),
-  '2019-09': (o: Options) => new Ajv2019(o),
-  '2020-12': (o: Options) => new Ajv2020(o),
+  'draft-07': (o: Options): Ajv => new (ajv07().Ajv)(o),
+  '2019-09': (o: Options): Ajv => new (ajv2019().Ajv2019)(o),
+  '2020-12': (o: Options): Ajv => new (ajv2020().Ajv2020)(o),
 } as const;
 type Dialect = keyof typeof DIALECTS;
 

@@ -4,7 +4,10 @@
  * writes it through the attempt's own logger, so lines carry the run's bindings once and go where
  * the engine's logs go.
  */
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { onFirstUse } from '../../core/index.ts';
+
+const loadPino = onFirstUse<typeof import('pino')>('pino');
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 type Level = (typeof LEVELS)[number];
@@ -19,7 +22,7 @@ export function forwardingLogger(
   bindings: Record<string, unknown>,
   send: (line: string) => void,
 ): Logger {
-  const root = pino(
+  const root = loadPino().pino(
     {
       // Only the parent adds time, pid and host; the thread line is just the task's own fields.
       base: null,

@@ -16,8 +16,11 @@ import {
   statSync,
 } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { BatonError } from '../../core/index.ts';
+import type Database from 'better-sqlite3';
+import { BatonError, onFirstUse } from '../../core/index.ts';
+
+// The native addon loads when the first file is opened, not when Baton is imported.
+const sqlite = onFirstUse<typeof import('better-sqlite3')>('better-sqlite3');
 
 export interface OpenOptions {
   /** Fail instead of creating a new database when the file does not exist. @default false */
@@ -50,7 +53,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
   }
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: mustExist, readonly });
+    db = new (sqlite())(path, { fileMustExist: mustExist, readonly });
   } catch (err) {
     throw storeError(path, err);
   }
@@ -83,7 +86,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
 function createNew(path: string): void {
   const tmp = `${path}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const db = new Database(tmp);
+    const db = new (sqlite())(tmp);
     try {
       db.pragma('auto_vacuum = INCREMENTAL');
       db.pragma('journal_mode = WAL');
