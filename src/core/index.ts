@@ -9,7 +9,6 @@ export * from './flow-timeouts.ts';
 export * from './ids.ts';
 export * from './json-depth.ts';
 export * from './json-value.ts';
-export { onFirstUse } from './load-on-first-use.ts';
 export * from './option-keys.ts';
 export * from './plan.ts';
 export * from './retry/index.ts';

@@ -14,7 +14,8 @@
  * internals move; `jsonpath-query.test.ts` pins the version and the behaviour.
  */
 import type { JSONPathEnvironment, JSONPathQuery, JSONValue, jsonpath, Token } from 'json-p3';
-import { BatonError, onFirstUse } from '../core/index.ts';
+import { BatonError } from '../core/index.ts';
+import { onFirstUse } from '../deps/index.ts';
 
 // json-p3 loads when the first environment is built (a resolver's first query), not at import.
 const jsonP3 = onFirstUse<typeof import('json-p3')>('json-p3');

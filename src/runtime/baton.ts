@@ -9,7 +9,6 @@ import {
   type BatonEvent,
   deserializeError,
   isTerminal,
-  onFirstUse,
   optionKeys,
   type RunStatus,
   refuseUnknownKeys,
@@ -17,6 +16,7 @@ import {
   type TimeoutResult,
 } from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
+import { onFirstUse } from '../deps/index.ts';
 import { type SqlExecutor, sqliteExecutor, type TableDeclarations } from '../refs/index.ts';
 import { checkOverlays } from '../schedule/index.ts';
 import {

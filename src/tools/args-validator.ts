@@ -1,5 +1,6 @@
 import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
-import { BatonError, onFirstUse, ValidationError } from '../core/index.ts';
+import { BatonError, ValidationError } from '../core/index.ts';
+import { onFirstUse } from '../deps/index.ts';
 import { describeProblem } from './describe-problem.ts';
 
 /**

@@ -5,7 +5,7 @@
  * the engine's logs go.
  */
 import type { Logger } from 'pino';
-import { onFirstUse } from '../../core/index.ts';
+import { onFirstUse } from '../../deps/index.ts';
 
 const loadPino = onFirstUse<typeof import('pino')>('pino');
 

@@ -17,7 +17,8 @@ import {
 } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
-import { BatonError, onFirstUse } from '../../core/index.ts';
+import { BatonError } from '../../core/index.ts';
+import { onFirstUse } from '../../deps/index.ts';
 
 // The native addon loads when the first file is opened, not when Baton is imported.
 const sqlite = onFirstUse<typeof import('better-sqlite3')>('better-sqlite3');

@@ -1,3 +1,7 @@
+/**
+ * Dependencies loaded on first use (issue 15 item 4). Its own folder, not `core`: `core` stays free
+ * of Node built-ins because the portable client imports it.
+ */
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
