@@ -83,11 +83,7 @@ export async function bulkRoute(
   request: Request,
   action: 'cancel' | 'resume',
 ): Promise<Response> {
-  const body = parseRequest(
-    BulkBody,
-    (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? null,
-    'body',
-  );
+  const body = parseRequest(BulkBody, (await readJsonBody(request)) ?? null, 'body');
   const { runs, capped, notFound } = await targets(rc, body);
   const chosen = runs.filter(eligible[action]);
   const summary: BulkAnswer = {

@@ -3,9 +3,10 @@
  * Hono so it mounts unchanged in Node (`serveHttp`), serverless functions and edge runtimes.
  */
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { routePath } from 'hono/route';
 import type { Baton } from '../runtime/index.ts';
-import { requireBearer } from './bearer-auth.ts';
+import { limitBody, requireToken } from './auth-and-limits.ts';
 import { bulkRoute } from './bulk-routes.ts';
 import { mountDashboard } from './dashboard-routes.ts';
 import { allEventsRoute, eventsRoute } from './event-stream.ts';
@@ -60,8 +61,9 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   const open = (path: string) =>
     path === healthPath ||
     (resolved.dashboard && (path === dashboardPath || path.startsWith(`${dashboardPath}/`)));
+  const auth = resolved.token === undefined ? undefined : requireToken(resolved.token);
+  app.use('*', async (c, next) => (auth && !open(c.req.path) ? auth(c, next) : next()));
   app.use('*', async (c, next) => {
-    if (resolved.token !== undefined && !open(c.req.path)) requireBearer(c.req.raw, resolved.token);
     if (resolved.readOnly && !SAFE_METHODS.has(c.req.method))
       throw new HttpProblem(
         403,
@@ -71,7 +73,9 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
     await next();
   });
   app.use('*', jsonBodiesOnly());
-  app.onError((err) => errorResponse(err));
+  app.use('*', limitBody(resolved.bodyLimitBytes));
+  // Hono's middleware refuses with an HTTPException carrying our error response.
+  app.onError((err) => (err instanceof HTTPException ? err.getResponse() : errorResponse(err)));
   app.notFound((c) =>
     errorResponse(new HttpProblem(404, HttpCodes.routeNotFound, `no route ${c.req.method} ${c.req.path}`)),
   );
@@ -83,12 +87,12 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
   app.get('/decisions', (c) => decisionsRoute(rc, c.req.raw));
   app.get('/deliveries', (c) => deliveriesRoute(rc, c.req.raw));
   app.get('/overview', () => overviewRoute(rc));
-  app.get('/events', (c) => allEventsRoute(rc, c.req.raw));
+  app.get('/events', (c) => allEventsRoute(rc, c));
   app.get('/runs/:id/timeline', (c) => timelineRoute(rc, c.req.raw, c.req.param('id')));
   app.get('/runs', (c) => listRoute(rc, c.req.raw));
   app.get('/runs/:id', (c) => getRoute(rc, c.req.param('id')));
   app.post('/runs/:id/resume', (c) => resumeRoute(rc, c.req.raw, c.req.param('id')));
-  app.get('/runs/:id/events', (c) => eventsRoute(rc, c.req.raw, c.req.param('id')));
+  app.get('/runs/:id/events', (c) => eventsRoute(rc, c, c.req.param('id')));
   app.post('/runs/:id/decisions', (c) => decideRoute(rc, c.req.raw, c.req.param('id')));
   app.post('/runs/:id/cancel', (c) => cancelRoute(rc, c.req.raw, c.req.param('id')));
   app.post('/runs/:id/signals/:name', (c) =>

@@ -17,8 +17,11 @@ describe('resolveHttpOptions', () => {
 
   it('names the field of a bad option, without echoing a token', () => {
     expect(() => resolveHttpOptions({ token: 'short' })).toThrow(
-      'token must be at least 16 printable ASCII characters without spaces, got "(hidden)"',
+      'token must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then = padding), the bearer token syntax of RFC 6750, got "(hidden)"',
     );
+    // A token hono/bearer-auth would never accept in a header is refused when configured.
+    expect(() => resolveHttpOptions({ token: 'sixteen-chars-but-has!' })).toThrow(/^token must be/);
+    expect(resolveHttpOptions({ token: 'abcDEF0123456789+/==' }).token).toBe('abcDEF0123456789+/==');
     expect(() => resolveHttpOptions({ bodyLimitBytes: 0 })).toThrow(
       'bodyLimitBytes must be a positive integer, got 0',
     );

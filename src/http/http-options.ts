@@ -5,7 +5,10 @@ import type { Clock } from '../time/index.ts';
 import type { BatonMetrics } from './run-metrics.ts';
 
 export interface HttpOptions {
-  /** Bearer token every route but /health requires. @default none: no authentication */
+  /**
+   * Bearer token every route but /health requires: 16 or more characters of RFC 6750's token syntax
+   * (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding). @default none: no authentication
+   */
   token?: string;
   /** Largest request body, in bytes; larger bodies get 413. @default 1_048_576 (1 MB) */
   bodyLimitBytes?: number;
@@ -134,10 +137,12 @@ export function resolveHttpOptions(options: HttpOptions = {}): ResolvedHttpOptio
   if (typeof options !== 'object' || options === null) throw bad('options', 'an object', options);
   refuseUnknownKeys(options, HTTP_OPTION_KEYS, 'HTTP options');
   const token = options.token;
-  if (token !== undefined && (typeof token !== 'string' || !/^[\x21-\x7e]{16,}$/.test(token)))
+  // RFC 6750's b64token syntax, which hono/bearer-auth accepts in the header: a token outside it
+  // could never authenticate, so it is refused here, where the mistake is made.
+  if (token !== undefined && (typeof token !== 'string' || !/^(?=.{16,}$)[A-Za-z0-9._~+/-]+=*$/.test(token)))
     throw bad(
       'token',
-      'at least 16 printable ASCII characters without spaces',
+      'at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then = padding), the bearer token syntax of RFC 6750',
       token === undefined ? token : '(hidden)',
     );
   const basePath = options.basePath ?? '';

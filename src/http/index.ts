@@ -7,10 +7,8 @@
  *   const server = await serveHttp(baton, { port: 8080 });            // loopback, no token needed
  *   export default { fetch: createHttpHandler(baton, { token }) };     // any fetch-style runtime
  */
-export { constantTimeEqual } from './bearer-auth.ts';
 export { BULK_LIMIT, type BulkAnswer } from './bulk-routes.ts';
 export { createHttpHandler, type HttpHandler } from './create-http-handler.ts';
-export { formatSseEvent } from './event-stream.ts';
 export { HTTP_OPTION_KEYS, type HttpOptions } from './http-options.ts';
 export type { DecisionsPage, DeliveriesPage } from './inbox-routes.ts';
 export {

@@ -37,7 +37,7 @@ export async function getRoute(rc: RouteContext, id: string): Promise<Response> 
 }
 
 export async function decideRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
-  const answer = await readJsonBody(request, rc.options.bodyLimitBytes);
+  const answer = await readJsonBody(request);
   if (answer === undefined || answer === null)
     throw new BatonError(
       'INVALID_INPUT',
@@ -59,17 +59,13 @@ export async function signalRoute(
   id: string,
   name: string,
 ): Promise<Response> {
-  const payload = (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? null;
+  const payload = (await readJsonBody(request)) ?? null;
   const sent = await rc.baton.signal(id, name, payload);
   return jsonResponse({ success: true, signal: sent }, 202);
 }
 
 export async function cancelRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
-  const body = parseRequest(
-    CancelBody,
-    (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? {},
-    'body',
-  );
+  const body = parseRequest(CancelBody, (await readJsonBody(request)) ?? {}, 'body');
   await rc.baton.cancel(id, body.reason ?? `cancelled by ${rc.options.actor}`);
   return jsonResponse({ success: true, run: runView(await requireRun(rc, id)) });
 }

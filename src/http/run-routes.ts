@@ -30,11 +30,7 @@ const START_ONLY = ['task', 'flow', 'input', 'id', 'budget', 'fast', 'researchMo
 
 export async function startRoute(rc: RouteContext, request: Request): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
-  const body = parseRequest(
-    StartBody,
-    (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? null,
-    'body',
-  );
+  const body = parseRequest(StartBody, (await readJsonBody(request)) ?? null, 'body');
   if (body.resumeJobId !== undefined) {
     const extra = START_ONLY.find((k) => body[k] !== undefined);
     if (extra)
@@ -111,11 +107,7 @@ export async function taskRoute(rc: RouteContext, request: Request, name: string
 export async function resumeRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
   const query = parseRequest(ModeQuery, queryOf(new URL(request.url)), 'query');
-  const body = parseRequest(
-    ResumeBody,
-    (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? {},
-    'body',
-  );
+  const body = parseRequest(ResumeBody, (await readJsonBody(request)) ?? {}, 'body');
   return resumeJob(rc, request, id, query.mode ?? body.mode ?? 'sync', body.timeoutMs, arrivedAt);
 }
 
