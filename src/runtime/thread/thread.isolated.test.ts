@@ -291,6 +291,15 @@ describe('thread isolation', { timeout: 15_000 }, () => {
     });
   });
 
+  it('refuses ctx.invoke and ctx.waitFor in the thread, saying where to call them instead', async () => {
+    const run = await claim('thread-orchestrates');
+    const { thread } = await attempt(run);
+    expect(await thread.result).toEqual({
+      invoke: `INVALID_OPTION: ctx.invoke("thread-spin") is not available in a task with isolation: 'thread'; invoke from a task without it (the child may use a thread)`,
+      waitFor: `INVALID_OPTION: ctx.waitFor("approve") is not available in a task with isolation: 'thread'; wait in a task without it`,
+    });
+  });
+
   it('says clearly when the result cannot leave the thread', async () => {
     const run = await claim('thread-returns-function');
     const err = await settledError((await attempt(run)).thread);
