@@ -266,6 +266,31 @@ export const clock = new ManualClock(0);
 // @ts-expect-error advance takes milliseconds
 await clock.advance('soon');
 export const rt = testRuntime;
+
+// The built declarations carry the outcome union and the checkpoint's type (issue 15 item 2).
+export async function outcomeTypes() {
+  const outcome = await (await baton.start(add, { n: 1 })).result();
+  if (outcome.status === 'succeeded') {
+    const n: number = outcome.output;
+    return n;
+  }
+  if (outcome.status === 'partial') {
+    // @ts-expect-error a partial run's output is the timeout result, not the task's output
+    const n: number = outcome.output;
+    return n;
+  }
+  return undefined;
+}
+export const resumable = defineTask({
+  name: 'resumable',
+  checkpointSchema: z.object({ next: z.number() }),
+  run: async (_input: unknown, ctx) => {
+    const next: number = ctx.lastCheckpoint?.state.next ?? 0;
+    // @ts-expect-error ctx.checkpoint takes the checkpointSchema's shape
+    await ctx.checkpoint({ next: 'soon' });
+    return next;
+  },
+});
 `,
     );
     writeFileSync(
