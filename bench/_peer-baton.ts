@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBaton, defineTask, openSqliteStore, type TaskContext } from '../src/index.ts';
+import { createBaton, defineTask, type TaskContext } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { type DueAtOnce, dueSamples } from './_peer-due.ts';
 import { median } from './_stats.ts';
 

@@ -4,7 +4,8 @@
  * waiting for a decision (`ctx.waitFor('approval')`), and held results of scheduled tool calls
  * (protocol 004) due in an hour.
  */
-import { type Baton, createBaton, defineTask, openSqliteStore, type Store } from '../src/index.ts';
+import { type Baton, createBaton, defineTask, type Store } from '../src/index.ts';
+import { openSqliteStore } from '../src/store/index.ts';
 import { echoTool, startScheduled } from './_delivery-runs.ts';
 
 const CHUNK = 500;
