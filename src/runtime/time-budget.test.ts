@@ -24,8 +24,12 @@ const T0 = '2026-11-22T12:00:00Z';
 
 let rt: TestRuntime;
 const others: Baton[] = [];
+// These tests move the manual clock by hours. Polling for other processes' changes every 250 ms and
+// heartbeating a 5 s lease would fire (and write to the store) thousands of times on the way; nothing
+// here is about either.
+const QUIET = { pollMs: 60_000, worker: { leaseMs: 60_000 } };
 beforeEach(() => {
-  rt = testRuntime();
+  rt = testRuntime(QUIET);
 });
 afterEach(async () => {
   for (const b of others.splice(0)) await b.close();
@@ -34,7 +38,7 @@ afterEach(async () => {
 
 /** A second runtime on the same file and clock: the process that comes back after a restart. */
 function reopen(...tasks: TaskDefinition[]): Baton {
-  const baton = createBaton({ store: rt.store, clock: rt.clock, tasks });
+  const baton = createBaton({ ...QUIET, store: rt.store, clock: rt.clock, tasks });
   others.push(baton);
   return baton;
 }
