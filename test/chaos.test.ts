@@ -25,7 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBaton, isBatonError, openSqliteStore, type SqliteStore } from '../src/index.ts';
+import { createBaton, isBatonError } from '../src/index.ts';
+import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
 import { chaosFlow, chaosStep, FLOW_STEPS, STEPS_PER_TASK } from './chaos/flow.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 

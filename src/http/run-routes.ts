@@ -70,7 +70,7 @@ export async function startRoute(rc: RouteContext, request: Request): Promise<Re
  */
 export async function taskRoute(rc: RouteContext, request: Request, name: string): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
-  const raw = (await readJsonBody(request, rc.options.bodyLimitBytes)) ?? {};
+  const raw = (await readJsonBody(request)) ?? {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new BatonError('INVALID_INPUT', "body must be a JSON object of the task's input fields", {
       data: { field: 'body' },

@@ -5,7 +5,8 @@
  * other workers keep writing.
  */
 import { appendFileSync } from 'node:fs';
-import { createBaton, openSqliteStore } from '../../src/index.ts';
+import { createBaton } from '../../src/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { chaosStep } from './flow.ts';
 
 const [db, log, concurrency, mode] = process.argv.slice(2) as [string, string, string, string | undefined];
