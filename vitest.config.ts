@@ -12,10 +12,6 @@ import { defineConfig } from 'vitest/config';
  */
 const PROCESS_TESTS = 'src/**/*.process.test.ts';
 const ISOLATED_TESTS = 'src/**/*.isolated.test.ts';
-// On Node 24, better-sqlite3 aborts a fork that runs many files in one module graph (a statement
-// finalized with no Node environment: RemoveEnvironmentCleanupHook assertion), so there each file
-// gets a fresh graph, as on every Node before the fast lane shared one. Node 20 and 22 share.
-const SHARE_GRAPH = Number(process.versions.node.split('.')[0]) < 24;
 
 export default defineConfig({
   test: {
@@ -33,14 +29,12 @@ export default defineConfig({
           // Unit tests share no global state (no chdir, no TZ, no fake global timers: time comes
           // from the injected clock), so one module graph per worker is safe. Re-importing it for
           // each of ~95 files cost ~35 s of the lane's 65 s on this 2-core machine.
-          isolate: !SHARE_GRAPH,
+          isolate: false,
         },
       },
       {
         extends: true,
-        // Worker-thread tests: on Node 24 a worker thread's better-sqlite3 statements finalized
-        // after its environment is gone abort the whole process (RemoveEnvironmentCleanupHook
-        // assertion), which in a shared worker takes every later file down with it.
+        // Worker-thread tests and tests that need a fresh module graph: one graph per file.
         test: { name: 'fast-isolated', include: [ISOLATED_TESTS] },
       },
       {

@@ -2,9 +2,8 @@
  * How late held results reach the user (see bench/delivery.ts): 10,000 scheduled runs whose results
  * are all held before the first is due, and the floor, 10,000 plain timers due over the same window.
  */
-import Database from 'better-sqlite3';
 import { createBaton } from '../src/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, sqliteDriver } from '../src/store/index.ts';
 import {
   countEvents,
   echoTool,
@@ -14,6 +13,8 @@ import {
   startScheduled,
   wallToMonotonic,
 } from './_delivery-runs.ts';
+
+const { Database } = sqliteDriver();
 
 export interface Lateness {
   /** Lateness of each delivery in ms (index = run index). */

@@ -5,8 +5,10 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import Database from 'better-sqlite3';
 import { type Baton, type BatonEvent, defineTool, type Store, type ToolDefinition } from '../src/index.ts';
+import { sqliteDriver } from '../src/store/index.ts';
+
+const { Database } = sqliteDriver();
 
 /** Starts issued together, so their inserts share commits (as in bench/_throughput.ts). */
 const CHUNK = 500;

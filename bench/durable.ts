@@ -8,10 +8,11 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { createBaton, defineTask, ManualClock } from '../src/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, sqliteDriver } from '../src/store/index.ts';
 import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
+
+const { Database } = sqliteDriver();
 
 const SLEEPERS = 1_000;
 const WAKERS = 200;

@@ -19,11 +19,13 @@
  * graphile-worker ≈2,000 jobs/s, DBOS ≈400 workflows/s. The harness prints `peers` under the table.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { createBaton, defineTask, type TaskContext } from '../src/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, type SqliteDatabase, sqliteDriver } from '../src/store/index.ts';
 import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
 import { measureThroughput } from './_throughput.ts';
+
+const { Database } = sqliteDriver();
 
 export const peers = [
   'durable step: DBOS 2.4–2.9 ms (Postgres), LangGraph + SQLite checkpointer 1.4–3.1 ms',
@@ -43,8 +45,8 @@ const THROUGHPUT_RUNS = 10_000;
  * floor and the engine see the same disk and the same neighbours (this machine is shared).
  */
 class CommitFloor {
-  private readonly db: Database.Database;
-  private readonly insert: Database.Statement;
+  private readonly db: SqliteDatabase;
+  private readonly insert: BetterSqlite3.Statement;
   private n = 0;
   readonly samples: number[] = [];
 

@@ -27,9 +27,11 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotation, type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import Database from 'better-sqlite3';
 import { BatonSaver } from '../src/langgraph/index.ts';
+import { sqliteDriver } from '../src/store/index.ts';
 import { type BenchMetric, median, round, withTempDir } from './_stats.ts';
+
+const { Database } = sqliteDriver();
 
 export const peers = [
   'LangGraph + its SQLite checkpointer measured earlier on this machine: 1.4–3.1 ms per step',

@@ -8,12 +8,14 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type HttpServer, serveHttp } from '../src/http/index.ts';
+import { type SqliteDatabase, sqliteDriver } from '../src/store/index.ts';
 import { type TestRuntime, testRuntime } from '../src/testing/index.ts';
 import { patient } from './fixtures/budget-task.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
+
+const { Database } = sqliteDriver();
 
 const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'baton-budget-'));
@@ -45,7 +47,7 @@ function statusOf(db: string): Array<{ status: string; deadline: number | null; 
 }
 
 function countEvents(db: string, type: string): number {
-  let d: Database.Database | undefined;
+  let d: SqliteDatabase | undefined;
   try {
     d = new Database(db, { readonly: true, fileMustExist: true });
     return (d.prepare('SELECT count(*) AS n FROM events WHERE type = ?').get(type) as { n: number }).n;

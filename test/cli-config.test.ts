@@ -9,11 +9,12 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBaton, defineTask } from '../src/runtime/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, sqliteDriver } from '../src/store/index.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
+
+const { Database } = sqliteDriver();
 
 const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));

@@ -7,9 +7,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteDriver } from '../src/store/index.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
+
+const { Database } = sqliteDriver();
 
 const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'baton-cli-'));

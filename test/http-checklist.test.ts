@@ -9,7 +9,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptContext, ScriptedTurn } from '../src/agent/index.ts';
@@ -22,8 +21,11 @@ import {
   protocolScript,
 } from '../src/http/fixtures/agent-jobs.ts';
 import { type HttpServer, serveHttp } from '../src/http/index.ts';
+import { sqliteDriver } from '../src/store/index.ts';
 import { type ManualClock, type TestRuntime, testRuntime } from '../src/testing/index.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
+
+const { Database } = sqliteDriver();
 
 const root = join(import.meta.dirname, '..');
 const FOLDERS = ['src/http', 'src/client', 'src/serverless'];

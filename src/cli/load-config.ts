@@ -7,7 +7,6 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { parseConfig, type ResolvedConfig } from '../config/index.ts';
 import { createContextPlanner } from '../context/index.ts';
 import { BatonError, isBatonError } from '../core/index.ts';
@@ -18,6 +17,7 @@ import {
   isTaskDefinition,
   type TaskDefinition,
 } from '../runtime/index.ts';
+import { type SqliteDatabase, sqliteDriver } from '../store/index.ts';
 import { collectDefinitions, findConfig, importModule } from './load-definitions.ts';
 
 export interface CliConfig extends ResolvedConfig {
@@ -59,9 +59,10 @@ export async function loadCliConfig(explicit: string | undefined, cwd = process.
   const config = isConfig ? parseConfig(def, file) : { ...EMPTY, file };
   const { default: _default, ...named } = exports;
   const defs = collectDefinitions(isConfig ? { ...named, __config: config.tasks } : exports, file);
-  let opened: Database.Database | undefined;
+  let opened: SqliteDatabase | undefined;
   if (config.tablesDatabase !== undefined) {
     try {
+      const { Database } = sqliteDriver();
       opened = new Database(config.tablesDatabase, { readonly: true, fileMustExist: true });
     } catch (err) {
       throw new BatonError(

@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BatonError, isBatonError } from '../core/index.ts';
+import { type SqliteDatabase, sqliteDriver } from '../store/index.ts';
 import { ManualClock } from '../time/index.ts';
 import { parseDataReference } from './reference-schema.ts';
 import { createResolver, type Resolver } from './resolver.ts';
 import { buildSelect, compileTables, sqliteExecutor, type TableDeclarations } from './sql-query.ts';
+
+const { Database } = sqliteDriver();
 
 const tables: TableDeclarations = {
   knowledge_atoms: {
@@ -17,7 +19,7 @@ const tables: TableDeclarations = {
 };
 
 let dir: string;
-let db: Database.Database;
+let db: SqliteDatabase;
 let resolver: Resolver;
 
 beforeAll(() => {

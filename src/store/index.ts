@@ -16,7 +16,12 @@ export {
   DEFAULT_TTL_MS,
   listMigrations,
   openSqliteStore,
+  type SqliteConstructor,
+  type SqliteDatabase,
+  type SqliteDriver,
+  type SqlitePackage,
   SqliteStore,
   type SqliteStoreOptions,
+  sqliteDriver,
 } from './sqlite/index.ts';
 export type * from './store.ts';

@@ -16,12 +16,8 @@ import {
   statSync,
 } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type Database from 'better-sqlite3';
 import { BatonError } from '../../core/index.ts';
-import { onFirstUse } from '../../deps/index.ts';
-
-// The native addon loads when the first file is opened, not when Baton is imported.
-const sqlite = onFirstUse<typeof import('better-sqlite3')>('better-sqlite3');
+import { type SqliteDatabase, sqliteDriver } from './driver.ts';
 
 export interface OpenOptions {
   /** Fail instead of creating a new database when the file does not exist. @default false */
@@ -44,7 +40,7 @@ const SQLITE_HEADER = 'SQLite format 3\0';
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 export const FORMAT_MARKER = 'baton';
 
-export function openDatabase(path: string, options: OpenOptions = {}): Database.Database {
+export function openDatabase(path: string, options: OpenOptions = {}): SqliteDatabase {
   const isMemory = path === ':memory:';
   const readonly = options.readonly ?? false;
   const mustExist = (options.mustExist ?? false) || readonly;
@@ -52,9 +48,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     if (!existsSync(path) && !mustExist) createNew(path);
     checkFile(path, mustExist);
   }
-  let db: Database.Database;
+  let db: SqliteDatabase;
   try {
-    db = new (sqlite())(path, { fileMustExist: mustExist, readonly });
+    const { Database } = sqliteDriver();
+    db = new Database(path, { fileMustExist: mustExist, readonly });
   } catch (err) {
     throw storeError(path, err);
   }
@@ -87,7 +84,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
 function createNew(path: string): void {
   const tmp = `${path}.new-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const db = new (sqlite())(tmp);
+    const { Database } = sqliteDriver();
+    const db = new Database(tmp);
     try {
       db.pragma('auto_vacuum = INCREMENTAL');
       db.pragma('journal_mode = WAL');
@@ -108,7 +106,7 @@ function createNew(path: string): void {
 }
 
 /** A read-only open applies no migration: a file that still needs one cannot be read correctly. */
-function checkSchemaReadable(db: Database.Database, path: string): void {
+function checkSchemaReadable(db: SqliteDatabase, path: string): void {
   const applied = new Set(
     (db.prepare('SELECT version FROM baton_migrations').all() as Array<{ version: number }>).map(
       (r) => r.version,
@@ -159,7 +157,7 @@ function checkFile(path: string, mustExist: boolean): void {
   }
 }
 
-function checkIsBaton(db: Database.Database, path: string): void {
+function checkIsBaton(db: SqliteDatabase, path: string): void {
   const tables = (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
   )
@@ -195,7 +193,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f, sql: readFileSync(`${dir}/${f}`, 'utf8') }));
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: SqliteDatabase): void {
   const migrations = listMigrations();
   db.exec('BEGIN IMMEDIATE');
   try {

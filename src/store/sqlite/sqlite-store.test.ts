@@ -12,15 +12,17 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../../core/index.ts';
 import { ManualClock } from '../../time/index.ts';
 import { runStoreContract, T0, task } from '../store.contract.ts';
 import { runStoreDeliveryContract } from '../store-deliveries.contract.ts';
 import { runStoreFlowContract } from '../store-flow.contract.ts';
+import { sqliteDriver } from './driver.ts';
 import { listMigrations } from './open-database.ts';
 import { openSqliteStore } from './sqlite-store.ts';
+
+const { Database } = sqliteDriver();
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-sqlite-'));
 let n = 0;

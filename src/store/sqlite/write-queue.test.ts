@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sqliteDriver } from './driver.ts';
 import { WriteQueue } from './write-queue.ts';
+
+const { Database } = sqliteDriver();
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-wq-'));
 let n = 0;
