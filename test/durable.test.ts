@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBaton } from '../src/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { type Baton, createBaton } from '../src/index.ts';
+import { openSqliteStore, type RunRecord, type SqliteStore } from '../src/store/index.ts';
 import { approver, parent, sleeper, tasks } from './durable/tasks.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 
@@ -56,6 +56,40 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
+/**
+ * One scenario on a fresh log: no worker left from an earlier one, a first worker started, and a
+ * runtime in this process that only starts runs and reads the store (the workers execute them).
+ */
+async function withWorker(
+  scenario: (s: { store: SqliteStore; baton: Baton; first: ChildProcess }) => Promise<void>,
+): Promise<void> {
+  for (const c of [...children]) await killHard(c);
+  writeFileSync(log, '');
+  const store = openSqliteStore(db);
+  const baton = createBaton({ store, tasks, worker: false });
+  try {
+    await scenario({ store, baton, first: await startWorker() });
+  } finally {
+    await baton.close();
+    await store.close();
+  }
+}
+
+/** SIGKILLs a worker and starts the next one on the same file. */
+async function killAndRestart(worker: ChildProcess): Promise<void> {
+  await killHard(worker);
+  await startWorker();
+}
+
+function untilRun(
+  store: SqliteStore,
+  id: string,
+  check: (run: RunRecord | undefined) => boolean,
+  what: string,
+): Promise<void> {
+  return until(async () => check(await store.getRun(id)), what);
+}
+
 const execs = (runId: string, step: string) =>
   readFileSync(log, 'utf8')
     .split('\n')
@@ -63,21 +97,14 @@ const execs = (runId: string, step: string) =>
 
 describe('durable primitives across SIGKILL', () => {
   it('a run sleeping when its worker is SIGKILLed wakes on time in the next worker; no step runs twice', async () => {
-    for (const c of [...children]) await killHard(c);
-    writeFileSync(log, '');
-    const store = openSqliteStore(db);
-    // This process only starts runs and reads the store; the workers execute them.
-    const baton = createBaton({ store, tasks, worker: false });
-    try {
-      const first = await startWorker();
+    await withWorker(async ({ store, baton, first }) => {
       const run = await baton.start(sleeper, { ms: 4_000 });
-      await until(async () => (await store.getRun(run.id))?.status === 'waiting', 'the run to sleep');
+      await untilRun(store, run.id, (r) => r?.status === 'waiting', 'the run to sleep');
       const sleeping = await store.getRun(run.id);
       expect(sleeping).toMatchObject({ waitReason: 'timer', leaseOwner: null });
       const wakeAt = sleeping?.wakeAt as number;
-      await killHard(first);
-      await startWorker();
-      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the run to finish');
+      await killAndRestart(first);
+      await untilRun(store, run.id, (r) => r?.status === 'succeeded', 'the run to finish');
       const done = await store.getRun(run.id);
       const out = done?.output as { before: number; after: number };
       expect(out.after).toBeGreaterThanOrEqual(wakeAt);
@@ -90,27 +117,18 @@ describe('durable primitives across SIGKILL', () => {
       expect(lateness).toBeLessThan(1_000);
       expect(execs(run.id, 'before')).toBe(1);
       expect(execs(run.id, 'after')).toBe(1);
-    } finally {
-      await baton.close();
-      await store.close();
-    }
+    });
   }, 60_000);
 
   it('a child running when the worker is SIGKILLed finishes in the next worker and wakes its parent; no step runs twice', async () => {
-    for (const c of [...children]) await killHard(c);
-    writeFileSync(log, '');
-    const store = openSqliteStore(db);
-    const baton = createBaton({ store, tasks, worker: false });
-    try {
-      const first = await startWorker();
+    await withWorker(async ({ store, baton, first }) => {
       const run = await baton.start(parent, {});
       const childId = `${run.id}:invoke-1`;
       await until(() => execs(childId, 'a') === 1, 'the child to start');
-      await until(async () => (await store.getRun(run.id))?.waitReason === 'child', 'the parent to wait');
+      await untilRun(store, run.id, (r) => r?.waitReason === 'child', 'the parent to wait');
       expect((await store.getRun(childId))?.status).toBe('running');
-      await killHard(first);
-      await startWorker();
-      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the parent to finish');
+      await killAndRestart(first);
+      await untilRun(store, run.id, (r) => r?.status === 'succeeded', 'the parent to finish');
       expect((await store.getRun(run.id))?.output).toBe(42);
       expect(await store.listRuns({ parentId: run.id })).toHaveLength(1);
       for (const [id, step] of [
@@ -120,21 +138,13 @@ describe('durable primitives across SIGKILL', () => {
         [childId, 'b'],
       ] as const)
         expect(execs(id, step), `${id} ${step}`).toBe(1);
-    } finally {
-      await baton.close();
-      await store.close();
-    }
+    });
   }, 60_000);
 
   it('a run waiting for a signal when its worker is SIGKILLed gets the signal sent with `baton signal`, once', async () => {
-    for (const c of [...children]) await killHard(c);
-    writeFileSync(log, '');
-    const store = openSqliteStore(db);
-    const baton = createBaton({ store, tasks, worker: false });
-    try {
-      const first = await startWorker();
+    await withWorker(async ({ store, baton, first }) => {
       const run = await baton.start(approver, {});
-      await until(async () => (await store.getRun(run.id))?.waitReason === 'signal', 'the run to wait');
+      await untilRun(store, run.id, (r) => r?.waitReason === 'signal', 'the run to wait');
       await killHard(first);
       const cli = spawnSync(
         process.execPath,
@@ -158,14 +168,11 @@ describe('durable primitives across SIGKILL', () => {
       // Woken by the signal (queued), though no worker is alive to run it yet.
       expect((await store.getRun(run.id))?.status).toBe('queued');
       await startWorker();
-      await until(async () => (await store.getRun(run.id))?.status === 'succeeded', 'the run to finish');
+      await untilRun(store, run.id, (r) => r?.status === 'succeeded', 'the run to finish');
       expect((await store.getRun(run.id))?.output).toEqual({ ok: true });
       expect(execs(run.id, 'asked')).toBe(1);
       expect(execs(run.id, 'after')).toBe(1);
       expect(await store.listSignals(run.id, { unread: true })).toEqual([]);
-    } finally {
-      await baton.close();
-      await store.close();
-    }
+    });
   }, 60_000);
 });

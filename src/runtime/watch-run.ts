@@ -171,12 +171,58 @@ export async function* followEvents(
 ): AsyncGenerator<BatonEvent> {
   const run = await requireRun(engine, id);
   const query = run.rootId === run.id ? { rootId: id } : { runId: id };
+  yield* pollEvents(engine, pollMs, options, {
+    query,
+    concerns: (e) => (query.rootId ? e.rootId === id : e.runId === id),
+    // A terminal event in the history is not the end: a resumed run goes on after it. The run's
+    // current status says whether it has ended.
+    ended: options.forever
+      ? undefined
+      : async () => {
+          const now = await engine.store.getRun(id);
+          return !now || isTerminal(now.status as RunStatus);
+        },
+  });
+}
+
+/**
+ * Every run's events in commit order, past (after `afterId`) then live, until the signal aborts:
+ * the store-wide stream a dashboard follows. Same wake-ups as `followEvents`: at once for commits
+ * in this process, at the next poll for other processes' writes.
+ */
+export async function* followAllEvents(
+  engine: Engine,
+  pollMs: number,
+  options: Omit<FollowOptions, 'forever'> = {},
+): AsyncGenerator<BatonEvent> {
+  yield* pollEvents(engine, pollMs, options, { query: {}, concerns: () => true });
+}
+
+interface EventStream {
+  /** Which events to read: one run's, a tree's, or every run's. */
+  query: { runId?: string; rootId?: string };
+  /** Whether an event committed in this process belongs to the stream (wakes it at once). */
+  concerns: (event: BatonEvent) => boolean;
+  /** Whether the stream is over once it has read everything; absent, it goes on until aborted. */
+  ended?: () => Promise<boolean>;
+}
+
+/**
+ * Reads a stream's events in pages, past then live: woken at once by commits in this process and
+ * by the store's cross-process hint (Postgres), else at the next poll on the injected clock.
+ */
+async function* pollEvents(
+  engine: Engine,
+  pollMs: number,
+  options: Omit<FollowOptions, 'forever'>,
+  stream: EventStream,
+): AsyncGenerator<BatonEvent> {
   let lastId = options.afterId ?? 0;
   let wake: (() => void) | undefined;
   let pending = false;
   let drained = false;
   const unsubscribe = engine.store.onEvents((events) => {
-    if (events.some((e) => (query.rootId ? e.rootId === id : e.runId === id))) {
+    if (events.some(stream.concerns)) {
       pending = true;
       wake?.();
     }
@@ -192,74 +238,22 @@ export async function* followEvents(
   try {
     for (;;) {
       pending = false;
-      const batch = await engine.store.readEvents({ ...query, afterId: lastId, limit: 1000 });
+      const batch = await engine.store.readEvents({ ...stream.query, afterId: lastId, limit: 1000 });
       for (const e of batch) {
         lastId = e.id;
         yield e;
       }
       if (options.signal?.aborted) return;
       if (batch.length === 1000 || pending) continue;
-      if (!options.forever) {
+      if (stream.ended) {
         if (drained) return;
-        // A terminal event in the history is not the end: a resumed run goes on after it. The run's
-        // current status says whether it has ended; then one more read, so its last events are not
-        // missed (they may have been committed after the read above).
-        const now = await engine.store.getRun(id);
-        if (!now || isTerminal(now.status as RunStatus)) {
+        // Once ended, one more read, so the last events are not missed (they may have been
+        // committed after the read above).
+        if (await stream.ended()) {
           drained = true;
           continue;
         }
       }
-      await new Promise<void>((resolve) => {
-        const timer = engine.clock.setTimer(pollMs, () => resolve());
-        wake = () => {
-          engine.clock.clearTimer(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  } finally {
-    unsubscribe();
-    unhint?.();
-    options.signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * Every run's events in commit order, past (after `afterId`) then live, until the signal aborts:
- * the store-wide stream a dashboard follows. Same wake-ups as `followEvents`: at once for commits
- * in this process, at the next poll for other processes' writes.
- */
-export async function* followAllEvents(
-  engine: Engine,
-  pollMs: number,
-  options: Omit<FollowOptions, 'forever'> = {},
-): AsyncGenerator<BatonEvent> {
-  let lastId = options.afterId ?? 0;
-  let wake: (() => void) | undefined;
-  let pending = false;
-  const unsubscribe = engine.store.onEvents(() => {
-    pending = true;
-    wake?.();
-  });
-  const unhint = engine.store.onWake?.((channel) => {
-    if (channel !== 'events') return;
-    pending = true;
-    wake?.();
-  });
-  const onAbort = () => wake?.();
-  options.signal?.addEventListener('abort', onAbort);
-  try {
-    for (;;) {
-      pending = false;
-      const batch = await engine.store.readEvents({ afterId: lastId, limit: 1000 });
-      for (const e of batch) {
-        lastId = e.id;
-        yield e;
-      }
-      if (options.signal?.aborted) return;
-      if (batch.length === 1000 || pending) continue;
       await new Promise<void>((resolve) => {
         const timer = engine.clock.setTimer(pollMs, () => resolve());
         wake = () => {
