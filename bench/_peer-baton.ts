@@ -3,9 +3,8 @@
  * fsynced), one process, the system clock.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { createBaton, defineTask, type TaskContext } from '../src/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, sqliteDriver } from '../src/store/index.ts';
 import { type DueAtOnce, dueSamples } from './_peer-due.ts';
 import { median } from './_stats.ts';
 
@@ -17,7 +16,7 @@ const CHUNK = 500;
  * so that a slow, shared disk shows as such (Redis does not fsync; Postgres does).
  */
 export function commitFloorMs(path: string, n: number): number {
-  const db = new Database(path);
+  const db = new (sqliteDriver().Database)(path);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

@@ -23,10 +23,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBaton, isBatonError } from '../src/index.ts';
-import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, type SqliteStore, sqliteDriver } from '../src/store/index.ts';
 import { chaosFlow, chaosStep, FLOW_STEPS, STEPS_PER_TASK } from './chaos/flow.ts';
 import { TSX_LOADER } from './tsx-loader.ts';
 
@@ -212,7 +211,7 @@ describe('chaos with real processes', () => {
       `chaos: ${kills} SIGKILLs (${fullKills} of the full-disk worker), ${fullExits} full-disk start-up exits, ${reported.length} refused writes reported, ${fullFailures.length} attempt failures naming the full disk`,
     );
 
-    const raw = new Database(db);
+    const raw = new (sqliteDriver().Database)(db);
     expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
     raw.pragma('wal_checkpoint(TRUNCATE)');
     const pageSize = raw.pragma('page_size', { simple: true }) as number;

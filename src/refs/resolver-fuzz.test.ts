@@ -7,16 +7,16 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBatonError } from '../core/index.ts';
+import { type SqliteDatabase, sqliteDriver } from '../store/index.ts';
 import { ManualClock } from '../time/index.ts';
 import { createResolver, type Resolver } from './resolver.ts';
 import { sqliteExecutor } from './sql-query.ts';
 
 let dir: string;
-let db: Database.Database;
+let db: SqliteDatabase;
 let clock: ManualClock;
 let resolver: Resolver;
 
@@ -28,7 +28,7 @@ beforeAll(() => {
   writeFileSync(path.join(root, 'papers', 'b.json'), '{"atoms":[{"atom_id":"x","confidence":0.9}]}');
   writeFileSync(path.join(root, 'notes.txt'), 'plain text\n');
   writeFileSync(path.join(dir, 'outside.txt'), 'secret\n');
-  db = new Database(path.join(dir, 'refs.db'));
+  db = new (sqliteDriver().Database)(path.join(dir, 'refs.db'));
   db.exec(`CREATE TABLE notes (id INTEGER, title TEXT, score REAL, root_id TEXT);
     INSERT INTO notes VALUES (1, 'a', 0.5, 'r1'), (2, 'b', 0.9, 'r2');`);
   clock = new ManualClock();

@@ -4,7 +4,6 @@
  * right turn (8 + 10 = 18), on the manual clock with the scripted model.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -15,7 +14,7 @@ import {
   type ScriptedTurn,
 } from '../agent/index.ts';
 import { isBatonError } from '../core/index.ts';
-import type { RunRecord } from '../store/index.ts';
+import { type RunRecord, sqliteDriver } from '../store/index.ts';
 import { type TestRuntime, testRuntime } from '../testing/index.ts';
 import { defineAgentTask } from './define-agent-task.ts';
 
@@ -116,7 +115,7 @@ describe('agent tasks (protocol 003)', () => {
     const run = await rt.baton.start(analyst(), { systemId: 'sys_7' });
     await settle(run.id);
     // Damage the saved conversation: the counters are no longer valid numbers.
-    const db = new Database(join(rt.dir, 'baton.db'));
+    const db = new (sqliteDriver().Database)(join(rt.dir, 'baton.db'));
     db.prepare("UPDATE checkpoints SET state = json_set(state, '$.turnCount', -1) WHERE run_id = ?").run(
       run.id,
     );

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { abortsWith12, driverCandidates, NODE_API_FOR_13, sqliteDriver } from './driver.ts';
 
@@ -42,5 +43,26 @@ describe('the SQLite driver', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('is the only file that loads better-sqlite3 (a second loader puts 12 back on Node 24)', () => {
+    // A test that opened `better-sqlite3` itself aborted the Node 24 lane at teardown while Baton
+    // ran on 13 (issue 10). Type imports are fine: they load nothing.
+    const root = new URL('../../../', import.meta.url).pathname;
+    const load =
+      /(?:^|\n)\s*import\s+(?!type\b)[^;]*?from\s+['"]better-sqlite3(?:-13)?['"]|(?:require|import)\(\s*['"]better-sqlite3(?:-13)?['"]\s*\)/;
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== 'node_modules' && entry.name !== 'results') walk(path);
+        } else if (/\.(?:ts|mts|js|mjs)$/.test(entry.name) && load.test(readFileSync(path, 'utf8'))) {
+          offenders.push(relative(root, path));
+        }
+      }
+    };
+    for (const dir of ['src', 'test', 'bench', 'examples']) walk(join(root, dir));
+    expect(offenders.filter((f) => f !== 'src/store/sqlite/driver.ts')).toEqual([]);
   });
 });
