@@ -123,6 +123,7 @@ describe('approveToolCalls', () => {
         {
           answer: { choice: 'approve', reason: 'it is scratch space' },
           by: 'ops@example.com',
+          answeredBy: { kind: 'person', name: 'ops@example.com' },
           action: 'approved',
         },
       ]);

@@ -3,7 +3,9 @@
  * durable log in the same transaction as the change it describes. The log feeds the CLI view, the
  * SSE stream, structured logs and the tests (which wait for events instead of sleeping).
  */
+
 import type { SerializedError } from './errors.ts';
+import type { Answerer } from './retry/answerer.ts';
 import type { RunStatus, WaitReason } from './run-state.ts';
 
 /** One durable wait of a suspended attempt, as its event shows it. */
@@ -66,7 +68,8 @@ export interface BatonEventMap {
   'tool:skipped': { kind: string; name: string; reason: string; alternative: string; level: string };
   'tool:degraded': { kind: string; name: string; reason: string; alternative: string; level: string };
   'decision:requested': { request: Record<string, unknown>; reason: string; timeoutAt?: string };
-  'decision:made': { answer: Record<string, unknown>; by: string; action: string };
+  /** `by` is the readable label of `answeredBy` (absent in events written before it existed: see answererOf). */
+  'decision:made': { answer: Record<string, unknown>; by: string; answeredBy?: Answerer; action: string };
   /** The protocol's event flow: `args`, then `tool_choice` (in progress), then `tool_result`. */
   'tool:args': { type: 'args'; aiName: string; args: unknown; schedule?: Record<string, unknown> };
   'tool:choice': {

@@ -9,7 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  type Answerer,
   type ApprovalChoice,
+  answererOf,
   assertJsonDepth,
   BatonError,
   buildApprovalRequest,
@@ -77,6 +79,7 @@ export function approvalAnswer(r: WaitForResult<unknown>, onTimeout: ApprovalCho
     return {
       approved: onTimeout === 'approve',
       by: 'policy (decision timeout)',
+      answeredBy: { kind: 'policy', trigger: 'decision_timeout' },
       at: r.timedOutAt,
       timedOut: true,
     };
@@ -84,6 +87,7 @@ export function approvalAnswer(r: WaitForResult<unknown>, onTimeout: ApprovalCho
   return {
     approved: p.choice === 'approve',
     by: p.by,
+    answeredBy: answererOf(p),
     at: p.at,
     timedOut: false,
     ...(p.reason !== undefined ? { reason: p.reason } : {}),
@@ -121,12 +125,13 @@ export async function answerApproval(
   const now = engine.clock.now();
   const signalId = newId('sig', now);
   const payload: ApprovalPayload = { ...answer, by, at: now };
+  const answeredBy: Answerer = { kind: 'person', name: by };
   await engine.store.addSignal({ id: signalId, runId: run.id, name: pending.signal, payload }, [
     newEvent(run.id, 'signal:received', { name: pending.signal, signalId }),
   ]);
   const history = [
     ...((run.meta.decisions as unknown[]) ?? []),
-    { answer, by, at: new Date(now).toISOString(), reason: 'approval' },
+    { answer, by, answeredBy, at: new Date(now).toISOString(), reason: 'approval' },
   ];
   let next: RunRecord;
   try {
@@ -137,6 +142,7 @@ export async function answerApproval(
         newEvent(run.id, 'decision:made', {
           answer: { ...answer },
           by,
+          answeredBy,
           action: answer.choice === 'approve' ? 'approved' : 'denied',
         }),
         newEvent(run.id, 'run:queued', { reason: 'woken' }),

@@ -123,7 +123,12 @@ describe('answers', () => {
     expect(out.output).toMatchObject({ skipped: true, research_complete: false });
     expect(out.run.meta).toMatchObject({ skipped: true, researchComplete: false, incomplete: true });
     expect(await dataOf(run.id, 'decision:made')).toEqual([
-      { answer: { choice: 'skip' }, by: 'cli', action: 'finish' },
+      {
+        answer: { choice: 'skip' },
+        by: 'cli',
+        answeredBy: { kind: 'person', name: 'cli' },
+        action: 'finish',
+      },
     ]);
   });
 
@@ -192,8 +197,12 @@ describe('who answers, and when', () => {
     expect(made.data).toEqual({
       answer: { choice: 'continue_partial' },
       by: 'policy (decision timeout)',
+      answeredBy: { kind: 'policy', trigger: 'decision_timeout' },
       action: 'finish',
     });
+    expect((await rt.baton.getRun(id))?.meta.decisions).toMatchObject([
+      { by: 'policy (decision timeout)', answeredBy: { kind: 'policy', trigger: 'decision_timeout' } },
+    ]);
     const out = await rt.baton.result(id);
     expect(out.status).toBe('partial');
     expect(out.output).toMatchObject({ status: 'timeout', partial: true, findings: [{ finding: 1 }] });
@@ -275,6 +284,33 @@ describe('who answers, and when', () => {
     expect(await outcomeOf(true)).toEqual(unattended);
   });
 
+  it("in a flow, a person's abandon ends the whole flow, even a person who calls themself 'policy'", async () => {
+    const broken = defineTask({
+      name: 'broken-asked',
+      retry: false,
+      escalation: { ask: true },
+      run: async () => {
+        throw new Error('search API down');
+      },
+    });
+    const slow = defineTask({ name: 'slow-scan', budget: '1h', run: (_: unknown, ctx) => ctx.delay(HOUR) });
+    const flow = defineFlow({
+      name: 'planning',
+      steps: [
+        { id: 'external', task: broken },
+        { id: 'codebase', task: slow },
+      ],
+    });
+    const run = await rt.baton.start(flow, {});
+    await eventOf(rt, 'decision:requested', `${run.id}.external`);
+    await rt.baton.decide(`${run.id}.external`, 'abandon', 'policy');
+    expect((await dataOf(`${run.id}.external`, 'decision:made'))[0]).toMatchObject({
+      by: 'policy',
+      answeredBy: { kind: 'person', name: 'policy' },
+    });
+    expect((await run.result()).status).toBe('failed');
+  });
+
   it('gives RUN_CONFLICT to the second of two concurrent answers, and applies only the first', async () => {
     const id = await startUntilAsked(researcher('contested', findOneThenStall));
     const answers = await Promise.allSettled([
@@ -283,7 +319,9 @@ describe('who answers, and when', () => {
     ]);
     expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected']);
     expect(isBatonError((answers[1] as PromiseRejectedResult).reason, 'RUN_CONFLICT')).toBe(true);
-    expect(await dataOf(id, 'decision:made')).toMatchObject([{ by: 'alice' }]);
+    expect(await dataOf(id, 'decision:made')).toMatchObject([
+      { by: 'alice', answeredBy: { kind: 'person', name: 'alice' } },
+    ]);
     expect((await rt.baton.result(id)).status).toBe('partial');
   });
 

@@ -7,6 +7,8 @@
  * policy answer. Every answer becomes one transition, guarded so two answers cannot both apply.
  */
 import {
+  type Answerer,
+  answererLabel,
   assertJsonDepth,
   BatonError,
   buildDecisionRequest,
@@ -171,12 +173,6 @@ function policyFor(policy: EscalationPolicy, e: EscalateInput): EscalationPolicy
   return { ...policy, otherwise: ['abandon', ...policy.otherwise.filter((c) => c !== 'abandon')] };
 }
 
-/**
- * Who answered a question. The policy answers when the run is unattended and when nobody answered
- * before the decision timeout; both must behave the same (a person's "abandon" ends the whole flow,
- * the policy's only the step), so the engine branches on `kind`, never on a display string — a
- * caller of `baton.decide(id, answer, by)` may call itself anything.
- */
 /** Kept in a run's meta when a person's answer ended it (null after a resume). */
 export interface EndedByAnswer {
   choice: string;
@@ -189,16 +185,6 @@ export interface EndedByAnswer {
 export function endedByAnswer(run: RunRecord): EndedByAnswer | undefined {
   const e = run.meta.endedBy as EndedByAnswer | null | undefined;
   return e && typeof e.choice === 'string' ? e : undefined;
-}
-
-export type Answerer =
-  | { kind: 'policy'; trigger: 'unattended' | 'decision_timeout' }
-  | { kind: 'person'; name: string };
-
-/** The `by` of `decision:made` events and the decision history (wire format, unchanged). */
-function answererLabel(a: Answerer): string {
-  if (a.kind === 'person') return a.name;
-  return a.trigger === 'unattended' ? 'policy' : 'policy (decision timeout)';
 }
 
 /** Turns an answer into the run's next state, in one guarded transition (with the flow on abandon). */
@@ -217,10 +203,15 @@ async function applyDecision(
   const byPolicy = answerer.kind === 'policy';
   const now = engine.clock.now();
   const task = engine.tasks.get(run.name);
-  const made = newEvent(run.id, 'decision:made', { answer: { ...answer }, by, action: outcome.action });
+  const made = newEvent(run.id, 'decision:made', {
+    answer: { ...answer },
+    by,
+    answeredBy: answerer,
+    action: outcome.action,
+  });
   const history = [
     ...((run.meta.decisions as unknown[]) ?? []),
-    { answer, by, at: new Date(now).toISOString(), reason: pending.reason },
+    { answer, by, answeredBy: answerer, at: new Date(now).toISOString(), reason: pending.reason },
   ];
   const base = { ...meta, decision: null, decisions: history };
   // A person's answer that ends the run is remembered, so a later resume says so instead of

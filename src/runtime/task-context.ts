@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
-import type { DegradationDecision } from '../core/index.ts';
+import type { Answerer, DegradationDecision } from '../core/index.ts';
 import type { Clock, Duration } from '../time/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
@@ -81,6 +81,8 @@ export interface ApprovalAnswer {
   approved: boolean;
   /** Who answered (`cli`, `mcp`, the HTTP actor, …), or `policy (decision timeout)`. */
   by: string;
+  /** The same as a typed value: a person (by name) or the policy past the decision timeout. */
+  answeredBy: Answerer;
   /** The answerer's reason, if they gave one. */
   reason?: string;
   /** When it was answered (epoch ms). */

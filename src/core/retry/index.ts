@@ -3,6 +3,7 @@
  * the compiled retry policy the engine asks after every attempt, the partial result of a timed-out
  * attempt, the escalation request and its answers, and the tracked timeout state.
  */
+export { type Answerer, answererLabel, answererOf } from './answerer.ts';
 export {
   DEFAULT_ESCALATION_POLICY,
   type DecisionAnswer,
