@@ -9,19 +9,25 @@ import { ValidationError } from './errors.ts';
 export const MAX_JSON_DEPTH = 512;
 
 /**
- * Throws INVALID_INPUT naming `field` if `value` nests arrays or objects more than `max` levels
+ * Throws INVALID_INPUT (or `code`) naming `field` if `value` nests arrays or objects more than `max` levels
  * deep. Iterative, so the check itself cannot overflow. A shared sub-object counts at its deepest
  * position (JSON.stringify would repeat it there); it is walked again only when met deeper, so a
  * cycle ends as "too deep" and sharing cannot blow up the walk.
  */
-export function assertJsonDepth(value: unknown, field: string, max = MAX_JSON_DEPTH): void {
+export function assertJsonDepth(
+  value: unknown,
+  field: string,
+  max = MAX_JSON_DEPTH,
+  code: ValidationError['code'] = 'INVALID_INPUT',
+): void {
   if (typeof value !== 'object' || value === null) return;
   const deepest = new Map<object, number>();
   const pending: Array<[object, number]> = [[value, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
     if (depth > max)
-      throw new ValidationError(field, `nested at most ${max} levels deep`, undefined, {
+      throw new ValidationError(field, `nested at most ${max} levels deep (and without cycles)`, undefined, {
+        code,
         data: { maxDepth: max },
       });
     if ((deepest.get(node) ?? 0) >= depth) continue;

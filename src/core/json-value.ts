@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.ts';
-import { assertJsonDepth } from './json-depth.ts';
+import { assertJsonDepth, MAX_JSON_DEPTH } from './json-depth.ts';
 
 const KINDS = 'JSON values only (strings, finite numbers, booleans, null, arrays and plain objects)';
 
@@ -12,7 +12,7 @@ const KINDS = 'JSON values only (strings, finite numbers, booleans, null, arrays
  * task learns at the call, not on its next attempt, that its state cannot be kept.
  */
 export function assertJsonValue(value: unknown, field: string, code: ValidationError['code']): void {
-  assertJsonDepth(value, field);
+  assertJsonDepth(value, field, MAX_JSON_DEPTH, code);
   const refuse = (key: string, what: string, cause?: unknown) =>
     new ValidationError(field, KINDS, undefined, {
       code,

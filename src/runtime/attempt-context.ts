@@ -330,6 +330,8 @@ export class AttemptContext implements TaskContext {
   /** Second half of a step: records the result (fenced) and returns it as a replay would see it. */
   async stepRecord(key: string, value: unknown, durationMs: number): Promise<unknown> {
     this.ensureOpen(`ctx.step("${key}") finished`);
+    // Refused by name rather than as a raw TypeError, or silently changed (NaN → null) on replay.
+    if (value !== undefined) assertJsonValue(value, `ctx.step("${key}") result`, 'NON_RETRIABLE');
     // Hand back exactly what a replay would see (JSON), so first runs and resumes behave alike.
     const stored = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
     await this.init.store.recordStep(
@@ -400,6 +402,7 @@ export class AttemptContext implements TaskContext {
   async partial(...findings: unknown[]): Promise<void> {
     this.ensureOpen('ctx.partial');
     if (findings.length === 0) return;
+    findings.forEach((f, i) => assertJsonValue(f, `ctx.partial finding ${i + 1}`, 'NON_RETRIABLE'));
     const total = this.findings.length + findings.length;
     await this.init.store.addPartial(this.init.fence, this.attempt, findings, [
       newEvent(this.runId, 'partial:recorded', { count: findings.length, total }),

@@ -6,7 +6,8 @@
  */
 import {
   type AttemptLogEntry,
-  BatonError,
+  assertJsonValue,
+  type BatonError,
   isBatonError,
   type NewEvent,
   newEvent,
@@ -74,16 +75,10 @@ export async function finishSucceeded(
   const now = engine.clock.now();
   const durationMs = Math.round(engine.clock.monotonic() - s.startedMono);
   try {
-    JSON.stringify(output);
+    // Refused rather than stored changed (NaN, ±Infinity and array holes would come back as null).
+    assertJsonValue(output ?? null, `the output of task "${s.task.name}"`, 'NON_RETRIABLE');
   } catch (err) {
-    return finishFailed(
-      engine,
-      s,
-      new BatonError(
-        'NON_RETRIABLE',
-        `the output of task "${s.task.name}" is not JSON: ${(err as Error).message}`,
-      ),
-    );
+    return finishFailed(engine, s, err as BatonError);
   }
   const schedule = scheduleOf(s.run);
   const done = newEvent(s.run.id, 'attempt:succeeded', { attempt: s.run.attempt, durationMs });
