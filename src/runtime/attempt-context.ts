@@ -402,7 +402,8 @@ export class AttemptContext implements TaskContext {
   async partial(...findings: unknown[]): Promise<void> {
     this.ensureOpen('ctx.partial');
     if (findings.length === 0) return;
-    findings.forEach((f, i) => assertJsonValue(f, `ctx.partial finding ${i + 1}`, 'NON_RETRIABLE'));
+    for (const [i, f] of findings.entries())
+      assertJsonValue(f, `ctx.partial finding ${i + 1}`, 'NON_RETRIABLE');
     const total = this.findings.length + findings.length;
     await this.init.store.addPartial(this.init.fence, this.attempt, findings, [
       newEvent(this.runId, 'partial:recorded', { count: findings.length, total }),
