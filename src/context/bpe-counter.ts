@@ -17,6 +17,8 @@
  *   table keyed by the two ranks (bpe-pairs.ts): each is resolved through bytes once per counter;
  * - pieces of more than LONG_PIECE parts merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
  *   without a separator (base64, a DNA string, Han text without punctuation) cannot stall the process;
+ * - o200k's split is done by hand from char codes where that is exact (o200k-pieces.ts): the regex
+ *   was a quarter of a cold count, and a piece that is a token is then never built as a string.
  */
 
 import { CharCollapser } from './bpe-chars.ts';
@@ -24,6 +26,7 @@ import { mergeLongPiece } from './bpe-heap.ts';
 import { PairTable } from './bpe-pairs.ts';
 import { type BpeTables, NO_RANK } from './bpe-tables.ts';
 import type { TextTokenCounter } from './encodings.ts';
+import type { O200kPieces } from './o200k-pieces.ts';
 
 /** Pieces of more parts than this merge with a heap instead of the quadratic scan. */
 const LONG_PIECE = 128;
@@ -196,9 +199,23 @@ export class BpeMerger {
   }
 }
 
-/** Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode). */
-export function createBpeCounter(tables: BpeTables, split: RegExp): TextTokenCounter {
+/**
+ * Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode).
+ * With `pieces` (o200k), pieces are delimited by hand where that is exact (o200k-pieces.ts) and a
+ * piece that is a token is found from its range, without building its string (most pieces).
+ */
+export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200kPieces): TextTokenCounter {
   const merger = new BpeMerger(tables);
+  if (pieces)
+    return (text) => {
+      let count = 0;
+      for (let i = 0; i < text.length; ) {
+        const end = pieces.end(text, i);
+        count += tables.rankOfRange(text, i, end) !== NO_RANK ? 1 : merger.countPiece(text.slice(i, end));
+        i = end;
+      }
+      return count;
+    };
   const regex = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
   return (text) => {
     // One match() call returns every piece; faster than an exec() loop building match objects.

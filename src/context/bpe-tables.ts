@@ -151,6 +151,20 @@ export class BpeTables {
     }
   }
 
+  /** The rank of the token spelled `text.slice(start, end)`, or NO_RANK, without the slice. */
+  rankOfRange(text: string, start: number, end: number): number {
+    let h = 0;
+    for (let i = start; i < end; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+    const length = end - start;
+    const mask = this.slots.length - 1;
+    for (let i = this.slot(h); ; i = (i + 1) & mask) {
+      const r = this.slots[i]! - 1;
+      if (r < 0) return NO_RANK;
+      if (this.textHash[r] === h && this.textLength[r] === length && text.startsWith(this.text[r]!, start))
+        return r;
+    }
+  }
+
   /** False when no token is spelled as text token `left` then text token `right` (a Bloom filter). */
   mayHaveTextPair(left: number, right: number): boolean {
     const length = this.textLength[right]!;

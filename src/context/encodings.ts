@@ -10,6 +10,7 @@
 import { ValidationError } from '../core/index.ts';
 import { createBpeCounter } from './bpe-counter.ts';
 import { BpeTables, type RankTable } from './bpe-tables.ts';
+import { O200kPieces } from './o200k-pieces.ts';
 
 export const EncodingNames = [
   'o200k_base',
@@ -54,7 +55,7 @@ async function counterOf(file: string, load: () => Promise<Ranks>, split: Split)
   // Text from documents and tools may contain `<|endoftext|>` and similar: it is counted as the
   // plain text it is (special tokens are never recognized), as gpt-tokenizer does with an empty
   // disallowedSpecial set.
-  return createBpeCounter(t, regex);
+  return createBpeCounter(t, regex, split === 'o200k' ? new O200kPieces(regex) : undefined);
 }
 
 export function isEncodingName(name: unknown): name is EncodingName {
