@@ -45,7 +45,7 @@ const research = defineTask({
 const run = await rt.baton.start(
   research,
   {},
-  { options: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } },
+  { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
 );
 await advanceUntil(rt.clock, async () => (await rt.baton.getRun(run.id))?.status === 'succeeded', {
   stepMs: 500,

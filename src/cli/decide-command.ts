@@ -1,7 +1,7 @@
 /** `baton decide <run> <choice>`: answers the escalation a run is waiting on, from any process. */
 import { readFileSync } from 'node:fs';
-import { BatonError, type DecisionRequest, isTerminal } from '../core/index.ts';
-import { createBaton } from '../runtime/index.ts';
+import { BatonError, isTerminal } from '../core/index.ts';
+import { createBaton, runMetaOf } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { parseJsonArg } from './output.ts';
 import { batonOptions, type CommonOptions, openStore } from './run-commands.ts';
@@ -20,7 +20,7 @@ export async function decideCommand(
       throw new BatonError('RUN_NOT_FOUND', `no run with id ${id} in ${store.location}`, {
         data: { runId: id },
       });
-    const pending = run.meta.decision as { request: DecisionRequest } | null | undefined;
+    const pending = runMetaOf(run).decision;
     if (choice === undefined) {
       if (!pending)
         throw new BatonError('RUN_CONFLICT', `run ${id} is not waiting for a decision (it is ${run.status})`);

@@ -1,5 +1,6 @@
 /** `baton ls`, `baton show` and `baton gc`: reading the store without running anything. */
 import { BatonError, isRunStatus } from '../core/index.ts';
+import { runMetaOf } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { formatDuration } from '../time/index.ts';
 import { preview, table } from './output.ts';
@@ -218,10 +219,8 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
     }
     for (const m of members) {
       const who = m.stepId ?? m.name;
-      const pending = m.meta.decision as
-        | { request: { message: string; choices: Array<{ id: string }> } }
-        | null
-        | undefined;
+      const meta = runMetaOf(m);
+      const pending = meta.decision;
       if (pending)
         out.push(
           '',
@@ -229,10 +228,7 @@ export async function showCommand(id: string, options: CommonOptions): Promise<n
           ...pending.request.message.split('\n').map((l) => `  ${l}`),
           `  answer: baton decide ${m.id} <${pending.request.choices.map((c) => c.id).join('|')}>`,
         );
-      for (const d of (m.meta.decisions as
-        | Array<{ answer: { choice: string }; by: string; at: string }>
-        | undefined) ?? [])
-        out.push(`decided   ${who}: ${d.answer.choice} by ${d.by} at ${d.at}`);
+      for (const d of meta.decisions) out.push(`decided   ${who}: ${d.answer.choice} by ${d.by} at ${d.at}`);
     }
     if (run.error) out.push('', `error     ${run.error.code}: ${run.error.message}`);
     if (run.output !== undefined)

@@ -16,6 +16,7 @@ import {
   isTaskDefinition,
   type ResumeResult,
   type RunOutcome,
+  runMetaOf,
   type TaskDefinition,
 } from '../runtime/index.ts';
 import { openStore as openStoreAt, type Store } from '../store/index.ts';
@@ -131,11 +132,12 @@ async function waitingForDecision(baton: Baton, id: string, json: boolean): Prom
   const waiting = members.filter((m) => m.waitReason === 'decision');
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ id, status: 'waiting', decisions: waiting.map((m) => ({ runId: m.id, request: (m.meta.decision as { request: unknown }).request })) })}\n`,
+      `${JSON.stringify({ id, status: 'waiting', decisions: waiting.map((m) => ({ runId: m.id, request: runMetaOf(m).decision?.request })) })}\n`,
     );
   } else {
     for (const m of waiting) {
-      const request = (m.meta.decision as { request: DecisionRequest }).request;
+      const request = runMetaOf(m).decision?.request;
+      if (!request) continue;
       process.stdout.write(
         `\n${request.message}\n\nrun ${m.id} is waiting for a decision. Answer it with:\n  baton decide ${m.id} <${request.choices.map((c) => c.id).join('|')}>\n${adviceAfter(request, m.id === id, id)}\n`,
       );

@@ -4,6 +4,7 @@
  * `baton decide` takes it) and `POST /runs/:id/cancel`.
  */
 import { BatonError, isBatonError } from '../core/index.ts';
+import { runMetaOf } from '../runtime/index.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { CancelBody, ListQuery, parseRequest, queryOf } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
@@ -76,12 +77,6 @@ export async function requireRun(rc: RouteContext, id: string) {
   return run;
 }
 
-interface AnsweredDecision {
-  answer: unknown;
-  by: string;
-  at: string;
-}
-
 /**
  * A lost race names who answered: when the question was already answered, the 409 carries the
  * winning answer, its author and time (`details.answeredBy`, `answeredAt`, `answer`).
@@ -89,8 +84,7 @@ interface AnsweredDecision {
 async function namingAnswerer(rc: RouteContext, id: string, err: unknown): Promise<unknown> {
   if (!isBatonError(err, 'RUN_CONFLICT')) return err;
   const run = await rc.baton.getRun(id);
-  const history = run?.meta.decisions as AnsweredDecision[] | undefined;
-  const last = history?.at(-1);
+  const last = run ? runMetaOf(run).decisions.at(-1) : undefined;
   if (!last) return err;
   return new BatonError('RUN_CONFLICT', `${err.message}; already answered by ${last.by} at ${last.at}`, {
     cause: err,

@@ -11,7 +11,7 @@ import {
   type TimeThresholds,
   timeStatusFor,
 } from '../core/index.ts';
-import type { Baton } from '../runtime/index.ts';
+import { type Baton, runMetaOf, runOptionsOf } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 
 export interface BudgetView {
@@ -74,10 +74,10 @@ function attemptPlan(baton: Baton, run: RunRecord): AttemptPlan | null {
   if (run.kind !== 'task') return null;
   const task = baton.internals.tasks.get(run.name);
   if (!task) return null;
-  const mode =
-    (run.meta.modeOverride as string | undefined) ?? (run.options.mode as string | undefined) ?? task.mode;
+  const fast = runOptionsOf(run).fast === true;
+  const mode = runMetaOf(run).modeOverride ?? runOptionsOf(run).mode ?? task.mode;
   try {
-    const policy = task.policy({ mode, fast: run.options.fast === true });
+    const policy = task.policy({ mode, fast });
     const timeoutsMs = Array.from({ length: policy.maxAttempts }, (_, i) => policy.attemptTimeoutMs(i + 1));
     const backoffMs = Array.from({ length: Math.max(0, policy.maxAttempts - 1) }, (_, i) =>
       policy.backoffMs(i + 1),
@@ -92,7 +92,7 @@ export function runInsight(baton: Baton, run: RunRecord, now: number): RunInsigh
   const budget = budgetView(run, now, thresholdsOf(baton, run));
   const active = run.finishedAt === null;
   const mode =
-    run.options.fast === true
+    runOptionsOf(run).fast === true
       ? 'fast'
       : active && budget?.status === 'time_critical'
         ? 'accelerate'

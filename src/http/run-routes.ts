@@ -4,7 +4,14 @@
  * the job, the others get 409 naming the holder; a finished job answers with its cached result.
  */
 import { BatonError, formatTraceparent, isBatonError, parseTraceparent } from '../core/index.ts';
-import { type Baton, type FlowDefinition, loadPlan, type StartOptions } from '../runtime/index.ts';
+import {
+  type Baton,
+  type FlowDefinition,
+  loadPlan,
+  runMetaOf,
+  runOptionsOf,
+  type StartOptions,
+} from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { ResolvedHttpOptions } from './http-options.ts';
@@ -170,15 +177,14 @@ export function invocationTimeoutMs(
   if (run.kind === 'flow') return run.budgetMs ?? undefined;
   const task = baton.internals.tasks.get(run.name);
   if (!task) return undefined;
-  const mode =
-    (run.meta.modeOverride as string | undefined) ?? (run.options.mode as string | undefined) ?? task.mode;
-  const failures = typeof run.meta.failures === 'number' ? run.meta.failures : 0;
+  const meta = runMetaOf(run);
+  const options = runOptionsOf(run);
+  const mode = meta.modeOverride ?? options.mode ?? task.mode;
   const fromPolicy =
-    typeof run.meta.timeoutOverrideMs === 'number'
-      ? run.meta.timeoutOverrideMs
-      : task.policy({ mode, fast: run.options.fast === true }).attemptTimeoutMs(failures + 1);
-  const cap = run.options.invocationTimeoutMs;
-  return typeof cap === 'number' ? Math.min(fromPolicy, cap) : fromPolicy;
+    meta.timeoutOverrideMs ??
+    task.policy({ mode, fast: options.fast === true }).attemptTimeoutMs(meta.failures + 1);
+  const cap = options.invocationTimeoutMs;
+  return cap !== undefined ? Math.min(fromPolicy, cap) : fromPolicy;
 }
 
 function flowOf(options: ResolvedHttpOptions, flow: string | Record<string, unknown>): FlowDefinition {
@@ -200,13 +206,12 @@ function flowOf(options: ResolvedHttpOptions, flow: string | Record<string, unkn
 function invocationOptions(rc: RouteContext, request: Request): StartOptions {
   // The caller's W3C trace context is kept with the run (baton/otel makes it the run span's parent).
   const traceparent = parseTraceparent(request.headers.get('traceparent'));
-  const kept = {
+  return {
     ...(rc.options.invocationTimeoutMs !== undefined
-      ? { invocationTimeoutMs: rc.options.invocationTimeoutMs }
+      ? { invocationTimeout: rc.options.invocationTimeoutMs }
       : {}),
     ...(traceparent ? { traceparent: formatTraceparent(traceparent) } : {}),
   };
-  return Object.keys(kept).length > 0 ? { options: kept } : {};
 }
 
 async function requireRun(baton: Baton, id: string): Promise<RunRecord> {

@@ -15,7 +15,7 @@ import {
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isBatonError } from '../core/index.ts';
-import type { Baton, RunSchedule } from '../runtime/index.ts';
+import { type Baton, runOptionsOf } from '../runtime/index.ts';
 import { type McpOptions, type ResolvedMcpOptions, resolveMcpOptions } from './mcp-options.ts';
 import { refusedAnswer, scheduledAnswer, statusAnswer, type ToolAnswer } from './run-answers.ts';
 import { RunTaskStore } from './task-store.ts';
@@ -150,7 +150,7 @@ export class BatonMcp {
       throw err;
     }
     const run = await this.baton.getRun(runId);
-    const schedule = run?.options.schedule as RunSchedule | undefined;
+    const schedule = run ? runOptionsOf(run).schedule : undefined;
     if (run && schedule) return scheduledAnswer(run, schedule);
     return waitForRun(this.baton, {
       runId,

@@ -54,7 +54,7 @@ describe('instrumentBaton', () => {
         return 'done';
       },
     });
-    const h = await rt.baton.start(task, {}, { options: { traceparent: `00-${TRACE}-${CALLER}-01` } });
+    const h = await rt.baton.start(task, {}, { traceparent: `00-${TRACE}-${CALLER}-01` });
     await h.result();
     const spans = await settle(exporter, (s) => s.some((x) => x.name === 'invoke_agent research'));
     inst.close();

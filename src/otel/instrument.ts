@@ -22,7 +22,7 @@ import {
 } from '@opentelemetry/api';
 import type { BatonEvent } from '../core/index.ts';
 import { formatTraceparent, parseTraceparent } from '../core/index.ts';
-import type { Baton } from '../runtime/index.ts';
+import { type Baton, runMetaOf, runOptionsOf } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 
 export interface InstrumentOptions {
@@ -83,11 +83,12 @@ export function instrumentBaton(baton: Baton, options: InstrumentOptions = {}): 
   const startRun = async (e: BatonEvent): Promise<RunSpans | undefined> => {
     const run = await baton.getRun(e.runId);
     if (!run) return undefined;
-    const stored = parseTraceparent(run.meta.traceparent);
+    const stored = parseTraceparent(runMetaOf(run).traceparent);
+    const callerTrace = runOptionsOf(run).traceparent;
     const parent = run.parentId ? open.get(run.parentId)?.run : undefined;
     const ctx = parent
       ? trace.setSpan(context.active(), parent)
-      : (remoteContext(run.options.traceparent) ?? context.active());
+      : (remoteContext(callerTrace) ?? context.active());
     const resumed = e.type !== 'run:created' && stored !== undefined;
     const links: Link[] =
       resumed && stored
@@ -95,7 +96,7 @@ export function instrumentBaton(baton: Baton, options: InstrumentOptions = {}): 
         : [];
     // Taken back after a crash with no caller context: stay in the run's first trace.
     const parentCtx =
-      resumed && stored && !parent && !run.options.traceparent
+      resumed && stored && !parent && !callerTrace
         ? trace.setSpanContext(context.active(), { ...stored, isRemote: true })
         : ctx;
     const span = tracer.startSpan(

@@ -23,6 +23,7 @@ import {
 import type { RunRecord } from '../store/index.ts';
 import { parseDuration } from '../time/index.ts';
 import type { Engine } from './engine.ts';
+import { type AnsweredDecision, runMetaOf } from './run-meta.ts';
 import type { ApprovalAnswer, ApprovalQuestion, WaitForResult } from './task-context.ts';
 
 /** What a suspended approval keeps in the run's pending decision. */
@@ -129,8 +130,8 @@ export async function answerApproval(
   await engine.store.addSignal({ id: signalId, runId: run.id, name: pending.signal, payload }, [
     newEvent(run.id, 'signal:received', { name: pending.signal, signalId }),
   ]);
-  const history = [
-    ...((run.meta.decisions as unknown[]) ?? []),
+  const history: AnsweredDecision[] = [
+    ...runMetaOf(run).decisions,
     { answer, by, answeredBy, at: new Date(now).toISOString(), reason: 'approval' },
   ];
   let next: RunRecord;

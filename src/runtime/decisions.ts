@@ -28,6 +28,8 @@ import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
 import { answerApproval, type PendingApproval } from './approval.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
+import { type AnsweredDecision, runMetaOf } from './run-meta.ts';
+import { runOptionsOf } from './run-options.ts';
 import { deliversToolResult, resultDelivery } from './scheduled-delivery.ts';
 
 /** What a run waiting for a decision keeps in its meta. */
@@ -57,7 +59,7 @@ export interface OpenDecision {
 }
 
 function questionOf(run: RunRecord): OpenDecision | undefined {
-  const pending = run.meta.decision as PendingDecision | null | undefined;
+  const pending = runMetaOf(run).decision;
   if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending) return undefined;
   return { runId: run.id, stepId: run.stepId, request: pending.request };
 }
@@ -82,9 +84,8 @@ export interface EscalateInput {
 }
 
 function wantsHuman(run: RunRecord, askByDefault: boolean): boolean {
-  if (run.options.escalation === 'ask') return true;
-  if (run.options.escalation === 'policy') return false;
-  return askByDefault;
+  const { escalation } = runOptionsOf(run);
+  return escalation === undefined ? askByDefault : escalation === 'ask';
 }
 
 export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRecord> {
@@ -183,8 +184,7 @@ export interface EndedByAnswer {
 
 /** The person's answer that ended a run, if one did. */
 export function endedByAnswer(run: RunRecord): EndedByAnswer | undefined {
-  const e = run.meta.endedBy as EndedByAnswer | null | undefined;
-  return e && typeof e.choice === 'string' ? e : undefined;
+  return runMetaOf(run).endedBy;
 }
 
 /** Turns an answer into the run's next state, in one guarded transition (with the flow on abandon). */
@@ -209,8 +209,8 @@ async function applyDecision(
     answeredBy: answerer,
     action: outcome.action,
   });
-  const history = [
-    ...((run.meta.decisions as unknown[]) ?? []),
+  const history: AnsweredDecision[] = [
+    ...runMetaOf(run).decisions,
     { answer, by, answeredBy: answerer, at: new Date(now).toISOString(), reason: pending.reason },
   ];
   const base = { ...meta, decision: null, decisions: history };
@@ -341,7 +341,7 @@ export async function decide(
     const step = open[0] ? await engine.store.getRun(open[0].runId) : undefined;
     if (step) run = step;
   }
-  const pending = run.meta.decision as PendingDecision | null | undefined;
+  const pending = runMetaOf(run).decision;
   if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending)
     throw new BatonError(
       'RUN_CONFLICT',
@@ -368,7 +368,7 @@ export async function decide(
 /** The decision timeout: the policy answers if the question is still open. */
 export async function decideOnTimeout(engine: Engine, runId: string, attempt: number): Promise<void> {
   const run = await engine.store.getRun(runId);
-  const pending = run?.meta.decision as PendingDecision | null | undefined;
+  const pending = run ? runMetaOf(run).decision : undefined;
   if (run?.status !== 'waiting' || run.waitReason !== 'decision' || !pending || pending.attempt !== attempt)
     return;
   const task = engine.tasks.get(run.name);

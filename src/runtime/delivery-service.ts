@@ -14,13 +14,8 @@ import {
 import type { DeliveryRecord } from '../store/index.ts';
 import type { Engine } from './engine.ts';
 import { ttlOf } from './finish-attempt.ts';
-import {
-  dueAtOnce,
-  progressDelivery,
-  type RunSchedule,
-  resultDelivery,
-  scheduleOf,
-} from './scheduled-delivery.ts';
+import { runMetaOf } from './run-meta.ts';
+import { dueAtOnce, progressDelivery, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
 
 /** A delivery as a callback receives it: the protocol payload and its idempotency key. */
 export interface Delivered {
@@ -71,7 +66,8 @@ export async function onDeliveryDue(engine: Engine, runId: string): Promise<void
       return;
     }
     // A due time already past when the tool was called means "at once": no notice ahead of the result.
-    if (run.meta.progressSentAt !== undefined || dueAtOnce(scheduleOf(run) as RunSchedule)) return;
+    const schedule = scheduleOf(run);
+    if (!schedule || runMetaOf(run).progressSentAt !== undefined || dueAtOnce(schedule)) return;
     const p = await progressDelivery(
       run,
       now,

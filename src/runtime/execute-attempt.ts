@@ -27,6 +27,8 @@ import {
 import { startChild } from './invoke-child.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
+import { runMetaOf } from './run-meta.ts';
+import { runOptionsOf } from './run-options.ts';
 import { prepareStepInput } from './step-inputs.ts';
 import { suspendRun } from './suspend-run.ts';
 import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
@@ -40,10 +42,11 @@ export async function executeAttempt(
 ): Promise<void> {
   const task = engine.tasks.require(run.name);
   const fence = { runId: run.id, token: run.leaseToken };
-  const failures = typeof run.meta.failures === 'number' ? run.meta.failures : 0;
-  const mode =
-    (run.meta.modeOverride as string | undefined) ?? (run.options.mode as string | undefined) ?? task.mode;
-  const fast = run.options.fast === true;
+  const meta = runMetaOf(run);
+  const options = runOptionsOf(run);
+  const { failures } = meta;
+  const mode = meta.modeOverride ?? options.mode ?? task.mode;
+  const fast = options.fast === true;
   let policy: RetryPolicy;
   try {
     policy = task.policy({ mode, fast });
@@ -59,15 +62,11 @@ export async function executeAttempt(
     );
     return;
   }
-  let timeoutMs =
-    typeof run.meta.timeoutOverrideMs === 'number'
-      ? run.meta.timeoutOverrideMs
-      : policy.attemptTimeoutMs(failures + 1);
+  let timeoutMs = meta.timeoutOverrideMs ?? policy.attemptTimeoutMs(failures + 1);
   if (run.deadlineAt !== null)
     timeoutMs = Math.min(timeoutMs, Math.max(0, run.deadlineAt - engine.clock.now()));
   // A serverless host's hard limit (less its safety margin) caps every invocation.
-  if (typeof run.options.invocationTimeoutMs === 'number')
-    timeoutMs = Math.min(timeoutMs, run.options.invocationTimeoutMs);
+  if (options.invocationTimeoutMs !== undefined) timeoutMs = Math.min(timeoutMs, options.invocationTimeoutMs);
   const log = engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
   const s: AttemptSummary = {
     run,
@@ -171,8 +170,7 @@ export async function executeAttempt(
             task,
             (
               await prepareStepInput(engine.inputs, ctx, task, raw, run, {
-                transfer: run.options.transfer,
-                fallback: run.options.fallback,
+                transfer: options.transfer,
               })
             ).input,
           )

@@ -20,6 +20,8 @@ import { isAbortedResolution } from '../refs/index.ts';
 import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
+import { runMetaOf } from './run-meta.ts';
+import { runOptionsOf } from './run-options.ts';
 import { deliversToolResult, logFinishedEarly, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
 
 export interface AttemptSummary {
@@ -38,7 +40,7 @@ export interface AttemptSummary {
 }
 
 export function ttlOf(engine: Engine, run: RunRecord, task: TaskDefinition | undefined): number {
-  return task?.ttlMs ?? (typeof run.options.ttlMs === 'number' ? run.options.ttlMs : engine.ttlMs);
+  return task?.ttlMs ?? runOptionsOf(run).ttlMs ?? engine.ttlMs;
 }
 
 export function replayEvents(s: AttemptSummary): NewEvent[] {
@@ -57,7 +59,7 @@ export function attemptLog(
   s: AttemptSummary,
   timedOut: boolean,
 ): { attemptsLog: AttemptLogEntry[]; mode: string; agent: boolean } {
-  const log = Array.isArray(s.run.meta.attemptsLog) ? (s.run.meta.attemptsLog as AttemptLogEntry[]) : [];
+  const log = runMetaOf(s.run).attemptsLog;
   return {
     attemptsLog: [...log, { attempt: s.run.attempt, timeoutMs: s.timeoutMs, timedOut }],
     mode: s.mode ?? s.task.name,

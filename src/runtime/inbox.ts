@@ -11,8 +11,8 @@ import {
   isTerminal,
 } from '../core/index.ts';
 import type { DeliveryRecord, RunRecord } from '../store/index.ts';
-import type { PendingDecision } from './decisions.ts';
 import type { Engine } from './engine.ts';
+import { runMetaOf } from './run-meta.ts';
 import { type RunSchedule, scheduleOf } from './scheduled-delivery.ts';
 
 export interface InboxDecision {
@@ -32,7 +32,7 @@ export interface InboxDecision {
 }
 
 export function inboxDecision(run: RunRecord): InboxDecision | undefined {
-  const pending = run.meta.decision as PendingDecision | null | undefined;
+  const pending = runMetaOf(run).decision;
   if (run.status !== 'waiting' || run.waitReason !== 'decision' || !pending) return undefined;
   return {
     runId: run.id,

@@ -39,6 +39,8 @@ export {
 } from './inbox.ts';
 export type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 export type { ResumeOptions, ResumeResult } from './resume-run.ts';
+export { type AnsweredDecision, type RunMeta, runMetaOf } from './run-meta.ts';
+export { type RunOptions, runOptionsOf } from './run-options.ts';
 export type { RunSchedule } from './scheduled-delivery.ts';
 export type { SentSignal } from './send-signal.ts';
 export { MAX_INPUT_BYTES, type StartOptions } from './start-run.ts';

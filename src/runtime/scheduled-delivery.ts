@@ -19,6 +19,7 @@ import {
   storedTargets,
   webhookRoute,
 } from './delivery-routes.ts';
+import { runOptionsOf } from './run-options.ts';
 
 /** What a run with a schedule keeps in its options. */
 export interface RunSchedule extends Omit<ParsedSchedule, 'past'> {
@@ -39,7 +40,7 @@ export interface ProgressOptions {
 export const LATE_AFTER_MS = 1_000;
 
 export function scheduleOf(run: RunRecord): RunSchedule | undefined {
-  return run.options.schedule as RunSchedule | undefined;
+  return runOptionsOf(run).schedule;
 }
 
 /** What a tool run without a schedule keeps: its result is still a `tool_result` (protocol 004). */
@@ -50,7 +51,8 @@ export interface ToolResultTarget {
 
 /** The tool name and targets of a run whose outcome is delivered as a `tool_result`, if it is one. */
 function toolTargetOf(run: RunRecord): { aiName: string; deliverTo?: DeliveryTargets } | undefined {
-  return scheduleOf(run) ?? (run.options.toolResult as ToolResultTarget | undefined);
+  const options = runOptionsOf(run);
+  return options.schedule ?? options.toolResult;
 }
 
 /** Whether the run's outcome goes out as a `tool_result`: a tool's run, scheduled or not. */

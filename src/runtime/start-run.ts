@@ -7,13 +7,16 @@ import {
   assertJsonDepth,
   BatonError,
   findCycles,
+  formatTraceparent,
   type NewEvent,
   newEvent,
   newId,
   optionKeys,
   type Plan,
   type PlanProblem,
+  parseTraceparent,
   refuseUnknownKeys,
+  ValidationError,
   validatePlan,
 } from '../core/index.ts';
 import { hasReferences, referencedTaskIds } from '../refs/index.ts';
@@ -22,6 +25,7 @@ import { type Duration, parseDuration } from '../time/index.ts';
 import type { FlowDefinition } from './define-flow.ts';
 import { inputProblems, parseTaskInput, type TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
+import type { StoredRunOptions } from './run-options.ts';
 import { logScheduleEnabled } from './scheduled-delivery.ts';
 import { argsEvent, dueTimers, scheduleInput, type ToolInput } from './tool-input.ts';
 
@@ -42,7 +46,17 @@ export interface StartOptions {
   mode?: string;
   /** Who answers an escalation: a human ("ask") or the task's policy ("policy"). @default the task's setting */
   escalation?: 'ask' | 'policy';
-  /** Extra options kept with the run. */
+  /** The caller's W3C `traceparent`; baton/otel makes it the parent of the run's span. */
+  traceparent?: string;
+  /**
+   * A cap on every attempt's timeout, e.g. a serverless host's invocation limit less a margin (the
+   * HTTP handler's `invocationTimeoutMs` sets it).
+   */
+  invocationTimeout?: Duration;
+  /**
+   * Your own options, kept with the run as `run.options.user`. The engine never reads them, so
+   * they cannot collide with its own keys (`mode`, `schedule`, `ttlMs`, …).
+   */
   options?: Record<string, unknown>;
 }
 
@@ -55,22 +69,45 @@ const START_KEYS = optionKeys<StartOptions>()(
   'fast',
   'mode',
   'escalation',
+  'traceparent',
+  'invocationTimeout',
   'options',
 );
 
 /** The run-level options every run (and every step of a flow) carries. */
-function runOptions(options: StartOptions): Record<string, unknown> {
+function runOptions(options: StartOptions): StoredRunOptions {
   refuseUnknownKeys(options, START_KEYS, 'start options');
   if (options.escalation !== undefined && options.escalation !== 'ask' && options.escalation !== 'policy')
     throw new BatonError(
       'INVALID_OPTION',
       `escalation must be "ask" or "policy", got ${JSON.stringify(options.escalation)}`,
     );
+  const user = options.options;
+  if (user !== undefined && (typeof user !== 'object' || user === null || Array.isArray(user)))
+    throw new ValidationError('options', 'an object of your own options', user, { code: 'INVALID_OPTION' });
+  let traceparent: string | undefined;
+  if (options.traceparent !== undefined) {
+    const parsed = parseTraceparent(options.traceparent);
+    if (!parsed)
+      throw new ValidationError(
+        'traceparent',
+        'a W3C traceparent (00-<trace id>-<span id>-<flags>)',
+        options.traceparent,
+        {
+          code: 'INVALID_OPTION',
+        },
+      );
+    traceparent = formatTraceparent(parsed);
+  }
   return {
-    ...options.options,
     ...(options.fast ? { fast: true } : {}),
     ...(options.mode !== undefined ? { mode: options.mode } : {}),
     ...(options.escalation !== undefined ? { escalation: options.escalation } : {}),
+    ...(options.invocationTimeout !== undefined
+      ? { invocationTimeoutMs: parseDuration(options.invocationTimeout, 'invocationTimeout') }
+      : {}),
+    ...(traceparent !== undefined ? { traceparent } : {}),
+    ...(user !== undefined && Object.keys(user).length > 0 ? { user } : {}),
   };
 }
 

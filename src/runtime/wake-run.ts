@@ -5,8 +5,9 @@
  * what the `run-wake` timer rows run. It is idempotent: a run already woken is left alone, and a
  * run woken too early replays, finds its waits still open and suspends again.
  */
-import { isBatonError, isTerminal, newEvent, type SuspendedWait } from '../core/index.ts';
+import { isBatonError, isTerminal, newEvent } from '../core/index.ts';
 import type { Engine } from './engine.ts';
+import { runMetaOf } from './run-meta.ts';
 
 /** The timer kind that makes a suspended run check its waits. */
 export const WAKE_TIMER = 'run-wake';
@@ -15,34 +16,17 @@ export function wakeTimerId(runId: string, at: number): string {
   return `wake:${runId}:${at}`;
 }
 
-/** The waits a suspended run recorded in its meta (`awaiting`), decoded. */
-export function awaitingOf(meta: Record<string, unknown>): SuspendedWait[] {
-  const raw = meta.awaiting;
-  if (!Array.isArray(raw)) return [];
-  return raw.filter(
-    (w): w is SuspendedWait =>
-      typeof w === 'object' &&
-      w !== null &&
-      (w.kind === 'timer' || w.kind === 'child' || w.kind === 'signal') &&
-      typeof w.key === 'string',
-  );
-}
-
-function isApprovalPending(meta: Record<string, unknown>): boolean {
-  const d = meta.decision;
-  return typeof d === 'object' && d !== null && 'approval' in d && d.approval !== undefined;
-}
-
 export async function wakeIfReady(engine: Engine, runId: string): Promise<boolean> {
   const { store } = engine;
   const run = await store.getRun(runId);
   if (run?.status !== 'waiting') return false;
+  const meta = runMetaOf(run);
   // A question to a person (ctx.requestApproval) wakes by its answer (approval.ts) or its timeout.
-  const asking = run.waitReason === 'decision' && isApprovalPending(run.meta);
+  const asking = run.waitReason === 'decision' && meta.decision?.approval !== undefined;
   if (run.waitReason !== 'child' && run.waitReason !== 'signal' && !asking) return false;
   const now = engine.clock.now();
   let ready = false;
-  for (const w of awaitingOf(run.meta)) {
+  for (const w of meta.awaiting) {
     if (w.until !== undefined && Date.parse(w.until) <= now) ready = true;
     else if (w.kind === 'child' && w.childId !== undefined) {
       const child = await store.getRun(w.childId);
