@@ -103,7 +103,8 @@ describe('approveToolCalls', () => {
 
     // The process that asked goes away; another one answers and finishes the run.
     await rt.baton.close();
-    const store = openSqliteStore(join(rt.dir, 'baton.db'), { clock: rt.clock });
+    // NORMAL as testRuntime's store: the manual clock does not wait for an fdatasync.
+    const store = openSqliteStore(join(rt.dir, 'baton.db'), { clock: rt.clock, synchronous: 'NORMAL' });
     const again = createBaton({ store, clock: rt.clock, tasks: [task] });
     try {
       await again.decide(h.id, { choice: 'approve', reason: 'it is scratch space' }, 'ops@example.com');

@@ -1,4 +1,4 @@
-/** The embedded SQLite store (better-sqlite3 12 or 13, see driver.ts; WAL, synchronous=FULL, group commit). */
+/** The embedded SQLite store (better-sqlite3 12 or 13, see driver.ts; WAL, group commit, each commit fdatasynced off the event loop). */
 export {
   type SqliteConstructor,
   type SqliteDatabase,

@@ -6,7 +6,8 @@ import type { Fence } from '../records.ts';
 import { json, type RunRow } from '../rows.ts';
 import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
-import { DEFAULT_SLICE_MS, WriteQueue, type WriteScope } from './write-queue.ts';
+import type { DurableSync } from './wal-sync.ts';
+import { WriteQueue, type WriteScope } from './write-queue.ts';
 
 export { DEFAULT_TTL_MS } from '../run-rules.ts';
 
@@ -21,16 +22,15 @@ export class SqliteContext {
     readonly db: Database.Database,
     readonly clock: Clock,
     readonly defaultTtlMs: number,
+    durable: DurableSync,
   ) {
     // The slice is measured on the store's clock: under a ManualClock, tests get one commit per
     // turn however loaded the machine is, instead of a 4 ms wall-clock slice.
-    this.queue = new WriteQueue(
-      db,
-      (events) => this.publish(events),
-      DEFAULT_SLICE_MS,
-      () => clock.msUntilNextTimer?.() ?? Number.POSITIVE_INFINITY,
-      () => clock.monotonic(),
-    );
+    this.queue = new WriteQueue(db, (events) => this.publish(events), {
+      untilNextTimer: () => clock.msUntilNextTimer?.() ?? Number.POSITIVE_INFINITY,
+      monotonic: () => clock.monotonic(),
+      durable,
+    });
   }
 
   stmt(sql: string): Database.Statement {

@@ -45,10 +45,18 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('SQLite store specifics', () => {
-  it('is durable by default: WAL with synchronous=FULL', () => {
+  it('is durable by default: WAL, each commit synced before it is acknowledged', async () => {
     const store = openSqliteStore(join(dir, 'pragmas.db'));
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.database.pragma('synchronous', { simple: true })).toBe(2);
+    expect(store.synchronous).toBe('FULL');
+    // The connection commits at NORMAL (checkpoints still sync); the WAL's fdatasync runs after it.
+    expect(store.database.pragma('synchronous', { simple: true })).toBe(1);
+    await store.createRuns([task('durable')], []);
+    expect(store.commitStats.syncs).toBe(1);
+    const normal = openSqliteStore(join(dir, 'pragmas-normal.db'), { synchronous: 'NORMAL' });
+    await normal.createRuns([task('normal')], []);
+    expect(normal.commitStats.syncs).toBe(0);
+    await normal.close();
     return store.close();
   });
 

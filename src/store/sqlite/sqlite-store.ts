@@ -1,11 +1,12 @@
 /**
- * Baton's embedded store: one SQLite file in WAL mode, durable by default (synchronous=FULL), with
- * group commit. better-sqlite3 is synchronous; every write goes through the write queue so that the
- * writes of one event-loop turn share one transaction and one fsync.
+ * Baton's embedded store: one SQLite file in WAL mode, durable by default (every acknowledged commit
+ * survives power loss), with group commit. better-sqlite3 is synchronous; every write goes through
+ * the write queue so that the writes of one event-loop turn share one transaction, and the fdatasync
+ * that makes them durable runs off the event loop (write-queue.ts, wal-sync.ts).
  */
 import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
-import { BatonError, isBatonError } from '../../core/index.ts';
+import { BatonError } from '../../core/index.ts';
 import { type Clock, systemClock } from '../../time/index.ts';
 import type { GraphCheckpointStore } from '../langgraph-records.ts';
 import type {
@@ -38,11 +39,13 @@ import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
-import { isDamaged, type OpenOptions, openDatabase, storeError } from './open-database.ts';
+import { type OpenOptions, openDatabase } from './open-database.ts';
 import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
+import { translateStoreErrors } from './store-errors.ts';
 import * as timers from './timers-and-sweep.ts';
+import { type DurableSync, noSync, walSync } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** @default systemClock */
@@ -54,6 +57,9 @@ export interface SqliteStoreOptions extends OpenOptions {
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
   private readonly ctx: SqliteContext;
+  private readonly durable: DurableSync;
+  /** What an acknowledged write survives: FULL power loss, NORMAL a crash of the process. */
+  readonly synchronous: 'FULL' | 'NORMAL';
   private closed = false;
   private graphs?: SqliteGraphCheckpoints;
 
@@ -62,7 +68,18 @@ export class SqliteStore implements Store {
     options: SqliteStoreOptions = {},
   ) {
     const db = openDatabase(location, options);
-    this.ctx = new SqliteContext(db, options.clock ?? systemClock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
+    this.synchronous = options.synchronous ?? 'FULL';
+    // FULL keeps its promise with the WAL's fdatasync off the event loop: the connection itself
+    // commits at NORMAL, which in WAL mode still syncs at every checkpoint (see wal-sync.ts).
+    const walFile = !db.memory && !db.readonly && db.pragma('journal_mode', { simple: true }) === 'wal';
+    this.durable = walFile && this.synchronous === 'FULL' ? walSync(db) : noSync;
+    if (walFile) db.pragma('synchronous = NORMAL');
+    this.ctx = new SqliteContext(
+      db,
+      options.clock ?? systemClock,
+      options.defaultTtlMs ?? DEFAULT_TTL_MS,
+      this.durable,
+    );
   }
 
   /** The underlying connection, for db_query references and tools that read Baton's tables. */
@@ -76,9 +93,10 @@ export class SqliteStore implements Store {
     return this.graphs;
   }
 
-  /** Group-commit figures: how many commits and the largest batch so far. */
+  /** Group-commit figures: how many commits and WAL syncs, and the largest batch so far. */
   get commitStats() {
-    return { commits: this.ctx.queue.commits, maxBatch: this.ctx.queue.maxBatch };
+    const q = this.ctx.queue;
+    return { commits: q.commits, syncs: q.syncs, maxBatch: q.maxBatch };
   }
 
   private guard(): void {
@@ -323,64 +341,29 @@ export class SqliteStore implements Store {
     return timers.sweep(this.ctx, options);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    // Commit what is queued before closing: a caller awaiting a write must not be left hanging.
-    this.ctx.queue.flushAll();
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
-    this.ctx.db.close();
+    const shut = () => {
+      this.ctx.db.close();
+      this.durable.close();
+    };
+    // With nothing in flight the file closes now, as callers that do not await close() expect.
+    if (this.ctx.queue.idle) {
+      try {
+        shut();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return Promise.resolve();
+    }
+    // Commit what is queued and wait until it is durable: a caller awaiting a write must not be left
+    // hanging, and the sync in flight must finish before its descriptor closes.
+    return this.ctx.queue.drain().finally(shut);
   }
 }
 
-/**
- * Damage found after the file opened (a page that no longer parses, an index that disagrees with its
- * table) surfaces as STORE_CORRUPT naming the file, from whichever method met it, never as a raw
- * SQLite error that callers would report as an internal one.
- */
-for (const name of Object.getOwnPropertyNames(SqliteStore.prototype)) {
-  const desc = Object.getOwnPropertyDescriptor(SqliteStore.prototype, name);
-  if (name === 'constructor' || typeof desc?.value !== 'function') continue;
-  const method = desc.value as (this: SqliteStore, ...args: unknown[]) => unknown;
-  const translate = (store: SqliteStore, err: unknown) =>
-    isDamaged(err) || (err as { code?: unknown } | null)?.code === 'SQLITE_READONLY'
-      ? storeError(store.location, err)
-      : isUnwritable(err)
-        ? new BatonError(
-            'STORE_UNAVAILABLE',
-            `${store.location} cannot take writes now: ${(err as Error).message} (${(err as { code: string }).code}); nothing of the failed write was kept`,
-            { cause: err, data: { path: store.location, sqliteCode: (err as { code: string }).code } },
-          )
-        : isBatonError(err, 'STORE_CORRUPT') && err.data.path === undefined
-          ? new BatonError('STORE_CORRUPT', `${store.location} is corrupted: ${err.message}`, {
-              cause: err,
-              data: { path: store.location },
-            })
-          : err;
-  Object.defineProperty(SqliteStore.prototype, name, {
-    ...desc,
-    value: function (this: SqliteStore, ...args: unknown[]) {
-      try {
-        const out = method.apply(this, args);
-        return out instanceof Promise
-          ? out.catch((err: unknown) => {
-              throw translate(this, err);
-            })
-          : out;
-      } catch (err) {
-        throw translate(this, err);
-      }
-    },
-  });
-}
-
-/** A full disk (or a file at its size limit) and I/O failures: the write can succeed later. */
-function isUnwritable(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (
-    typeof code === 'string' &&
-    (code === 'SQLITE_FULL' || code === 'SQLITE_NOMEM' || code.startsWith('SQLITE_IOERR'))
-  );
-}
+translateStoreErrors(SqliteStore);
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   return new SqliteStore(path, options);

@@ -56,16 +56,21 @@ export function nextWakeAt(
 export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEvent[]> {
   const after = q.afterId ?? 0;
   const limit = Math.min(Math.max(1, q.limit ?? 1000), 10_000);
+  // Events of commits whose WAL sync has not finished yet are not handed out (see write-queue.ts).
+  const below = ctx.queue.firstUnsyncedEventId() ?? Number.MAX_SAFE_INTEGER;
   let rows: unknown[];
   if (q.runId !== undefined)
     rows = ctx
-      .stmt('SELECT * FROM events WHERE run_id = ? AND id > ? ORDER BY id LIMIT ?')
-      .all(q.runId, after, limit);
+      .stmt('SELECT * FROM events WHERE run_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?')
+      .all(q.runId, after, below, limit);
   else if (q.rootId !== undefined)
     rows = ctx
-      .stmt('SELECT * FROM events WHERE root_id = ? AND id > ? ORDER BY id LIMIT ?')
-      .all(q.rootId, after, limit);
-  else rows = ctx.stmt('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?').all(after, limit);
+      .stmt('SELECT * FROM events WHERE root_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?')
+      .all(q.rootId, after, below, limit);
+  else
+    rows = ctx
+      .stmt('SELECT * FROM events WHERE id > ? AND id < ? ORDER BY id LIMIT ?')
+      .all(after, below, limit);
   return Promise.resolve((rows as Parameters<typeof toEvent>[0][]).map(toEvent));
 }
 

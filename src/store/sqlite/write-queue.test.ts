@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { BatonEvent } from '../../core/index.ts';
 import { sqliteDriver } from './driver.ts';
+import { type DurableSync, walSync } from './wal-sync.ts';
 import { WriteQueue } from './write-queue.ts';
 
 const { Database } = sqliteDriver();
@@ -11,14 +13,59 @@ const dir = mkdtempSync(join(tmpdir(), 'baton-wq-'));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function openQueue(sliceMs: number, untilNextTimer = () => Number.POSITIVE_INFINITY) {
+function openQueue(
+  sliceMs: number,
+  untilNextTimer = () => Number.POSITIVE_INFINITY,
+  durable?: (db: InstanceType<typeof Database>) => DurableSync,
+) {
   const db = new Database(join(dir, `q${n++}.db`));
   db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
   db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
   const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-  const queue = new WriteQueue(db, () => {}, sliceMs, untilNextTimer);
-  const write = (v: number) => queue.run(() => insert.run(v).changes);
-  return { db, queue, write };
+  const published: number[] = [];
+  const queue = new WriteQueue(db, (events) => published.push(...events.map((e) => e.id)), {
+    sliceMs,
+    untilNextTimer,
+    ...(durable ? { durable: durable(db) } : {}),
+  });
+  const write = (v: number) =>
+    queue.run((scope) => {
+      scope.events.push({ id: v } as BatonEvent);
+      return insert.run(v).changes;
+    });
+  const rows = () => db.prepare('SELECT v FROM t ORDER BY rowid').pluck().all();
+  return { db, queue, write, published, rows };
+}
+
+/** A sync the test finishes by hand: `syncs[i].done()` ends the i-th fdatasync. */
+function manualSync() {
+  const syncs: Array<{ done: () => void; fail: (e: Error) => void }> = [];
+  const durable: DurableSync = {
+    sync: () =>
+      new Promise<void>((resolve, reject) => {
+        syncs.push({ done: resolve, fail: reject });
+      }),
+    close: () => {},
+  };
+  return { syncs, durable };
+}
+
+/** Lets setImmediate-scheduled flushes and promise callbacks run. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+function track<T>(p: Promise<T>) {
+  const state = { settled: false as boolean, value: undefined as T | undefined };
+  p.then(
+    (v) => {
+      state.settled = true;
+      state.value = v;
+    },
+    () => {
+      state.settled = true;
+    },
+  );
+  return state;
 }
 
 describe('WriteQueue', () => {
@@ -51,13 +98,108 @@ describe('WriteQueue', () => {
     db.close();
   });
 
-  it('commits everything still queued on flushAll', () => {
-    const { db, queue, write } = openQueue(0);
+  it('commits everything still queued on drain and waits for its sync', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write } = openQueue(0, undefined, () => durable);
     const pending = Array.from({ length: 10 }, (_, i) => write(i));
-    queue.flushAll();
+    const drained = track(queue.drain());
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(10);
+    await turn();
+    expect(drained.settled).toBe(false);
+    // The ten single-write slices committed one by one: the first sync started after the first
+    // commit, the next one covers the other nine.
+    expect(queue.commits).toBe(10);
+    expect(syncs).toHaveLength(1);
+    syncs[0]?.done();
+    await turn();
+    expect(syncs).toHaveLength(2);
+    expect(drained.settled).toBe(false);
+    syncs[1]?.done();
+    await Promise.all(pending);
+    await turn();
+    expect(drained.settled).toBe(true);
+    expect(queue.idle).toBe(true);
     db.close();
-    return Promise.all(pending);
+  });
+
+  it('acknowledges a commit and publishes its events only after a sync started after it', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write, published, rows } = openQueue(1_000, undefined, () => durable);
+    const a = track(write(1));
+    await turn();
+    // Committed (visible to this connection) but not yet durable: not acknowledged.
+    expect(rows()).toEqual([1]);
+    expect(syncs).toHaveLength(1);
+    expect(a.settled).toBe(false);
+    expect(published).toEqual([]);
+    expect(queue.firstUnsyncedEventId()).toBe(1);
+    // Two more batches commit while that sync is in flight…
+    const b = track(write(2));
+    await turn();
+    const c = track(write(3));
+    await turn();
+    expect(rows()).toEqual([1, 2, 3]);
+    expect(queue.commits).toBe(3);
+    // …and the sync that was in flight does not acknowledge them: it may have started before them.
+    syncs[0]?.done();
+    await turn();
+    expect(a).toMatchObject({ settled: true, value: 1 });
+    expect(b.settled).toBe(false);
+    expect(c.settled).toBe(false);
+    expect(published).toEqual([1]);
+    expect(queue.firstUnsyncedEventId()).toBe(2);
+    // One next sync covers both.
+    expect(syncs).toHaveLength(2);
+    syncs[1]?.done();
+    await turn();
+    expect(b.settled && c.settled).toBe(true);
+    expect(published).toEqual([1, 2, 3]);
+    expect(queue.firstUnsyncedEventId()).toBeUndefined();
+    expect(queue.syncs).toBe(2);
+    db.close();
+  });
+
+  it('answers a failing write after the syncs of the commits before it, in order', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write } = openQueue(1_000, undefined, () => durable);
+    const order: string[] = [];
+    const a = write(1).then(() => order.push('a'));
+    await turn();
+    const bad = queue
+      .run(() => db.prepare('INSERT INTO t (v) VALUES (NULL)').run())
+      .catch(() => order.push('bad'));
+    await turn();
+    syncs[0]?.done();
+    await turn();
+    syncs[1]?.done();
+    await Promise.all([a, bad]);
+    expect(order).toEqual(['a', 'bad']);
+    db.close();
+  });
+
+  it('acknowledges nothing more once a sync fails', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, write, published } = openQueue(1_000, undefined, () => durable);
+    const a = write(1);
+    await turn();
+    const b = write(2);
+    await turn();
+    syncs[0]?.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    for (const p of [a, b])
+      await expect(p).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: /could not be synced/ });
+    await expect(write(3)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(published).toEqual([]);
+    db.close();
+  });
+
+  it('syncs the real WAL file before acknowledging', async () => {
+    const { db, queue, write, rows } = openQueue(1_000, undefined, walSync);
+    await Promise.all([write(1), write(2)]);
+    await write(3);
+    expect(rows()).toEqual([1, 2, 3]);
+    expect(queue.syncs).toBe(2);
+    await queue.drain();
+    db.close();
   });
 
   it('fails every write of a batch with SQLITE_FULL when a full disk rolls the transaction back', async () => {

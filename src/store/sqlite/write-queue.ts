@@ -1,18 +1,24 @@
 /**
  * Group commit. Writes issued in the same turn of the event loop are run in ONE transaction, each
- * inside its own savepoint so a failing write rolls back alone, then committed with one fsync
- * (synchronous=FULL). Callers resolve only after the commit is durable. This is what lets 50
- * concurrent runs share a commit instead of queueing 50 fsyncs.
+ * inside its own savepoint so a failing write rolls back alone, then committed. This is what lets 50
+ * concurrent runs share a commit instead of queueing 50 commits.
+ *
+ * Durability does not block the loop: the connection commits at synchronous=NORMAL (in WAL mode the
+ * COMMIT only write()s WAL frames), then `DurableSync` fdatasyncs the WAL on libuv's thread pool.
+ * A batch's callers resolve, and its events publish, only after a sync that STARTED after its COMMIT
+ * has finished: one sync covers every earlier commit (the WAL is append-only between checkpoints).
+ * While one sync is in flight, later batches keep committing; they are acknowledged together by the
+ * next sync. Batches settle in commit order.
  *
  * A batch is also a slice of the event loop: better-sqlite3 is synchronous, so a batch of a
  * thousand writes would hold the loop for tens of milliseconds while attempt deadlines and delivery
  * times come due. A transaction therefore takes writes only until `sliceMs` of work is spent, then
- * commits; the rest go in the next turn, after due timers have fired. An fsync is cheap next to a
- * late timeout (≈0.15 ms against the ≤10 ms that protocol 001 allows).
+ * commits; the rest go in the next turn, after due timers have fired.
  */
 import type Database from 'better-sqlite3';
-import type { BatonEvent } from '../../core/index.ts';
+import { BatonError, type BatonEvent } from '../../core/index.ts';
 import { msUntilNextTimer, sliceBudget, systemClock } from '../../time/index.ts';
+import { type DurableSync, noSync } from './wal-sync.ts';
 
 export interface WriteScope {
   /** Events appended by this write; published only if the whole batch commits. */
@@ -27,31 +33,61 @@ interface Pending {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** A batch that committed (or rolled back alone) and waits for a sync to settle its callers. */
+interface Settlement {
+  batch: Pending[];
+  outcomes: Outcome[];
+  events: BatonEvent[];
+}
+
 /** Work per transaction before it commits and yields; a single write always goes in whole. */
 export const DEFAULT_SLICE_MS = 4;
+
+export interface WriteQueueOptions {
+  /** @default DEFAULT_SLICE_MS */
+  sliceMs?: number;
+  /** How soon a timer is due (tests pass their own). */
+  untilNextTimer?: () => number;
+  /** Elapsed time for the slice, from the store's clock: a ManualClock's never runs out. */
+  monotonic?: () => number;
+  /** Makes commits durable before callers hear of them. @default noSync */
+  durable?: DurableSync;
+}
 
 export class WriteQueue {
   private pending: Pending[] = [];
   private scheduled = false;
+  /** Settled by the next sync to start. */
+  private committed: Settlement[] = [];
+  /** The sync in flight and the settling of its batches (never rejects). */
+  private inFlight: Promise<void> | undefined;
+  private syncing: Settlement[] = [];
+  /** A failed sync: what was committed may not be on the disk, so nothing more is acknowledged. */
+  private broken: BatonError | undefined;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
   private readonly savepoint: Database.Statement;
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
+  private readonly sliceMs: number;
+  private readonly untilNextTimer: () => number;
+  private readonly monotonic: () => number;
+  private readonly durable: DurableSync;
   /** Largest batch committed so far (the benchmark reports it). */
   maxBatch = 0;
   commits = 0;
+  syncs = 0;
 
   constructor(
     private readonly db: Database.Database,
     private readonly publish: (events: BatonEvent[]) => void,
-    private readonly sliceMs = DEFAULT_SLICE_MS,
-    /** How soon a timer is due (tests pass their own). */
-    private readonly untilNextTimer: () => number = msUntilNextTimer,
-    /** Elapsed time for the slice, from the store's clock: a ManualClock's never runs out. */
-    private readonly monotonic: () => number = () => systemClock.monotonic(),
+    options: WriteQueueOptions = {},
   ) {
+    this.sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
+    this.untilNextTimer = options.untilNextTimer ?? msUntilNextTimer;
+    this.monotonic = options.monotonic ?? (() => systemClock.monotonic());
+    this.durable = options.durable ?? noSync;
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -61,15 +97,33 @@ export class WriteQueue {
   }
 
   run<T>(op: (scope: WriteScope) => T): Promise<T> {
+    if (this.broken) return Promise.reject(this.broken);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
 
-  /** Commits everything queued now, however long it takes (on close). */
-  flushAll(): void {
+  /** Nothing queued, nothing waiting for a sync. */
+  get idle(): boolean {
+    return this.pending.length === 0 && this.committed.length === 0 && this.inFlight === undefined;
+  }
+
+  /**
+   * The lowest event id this connection committed that no sync has covered yet. Readers that pass
+   * events on (SSE, the timeline) stop below it, so no event leaves the process before it is durable.
+   */
+  firstUnsyncedEventId(): number | undefined {
+    for (const list of [this.syncing, this.committed])
+      for (const s of list) if (s.events.length > 0) return s.events[0]?.id;
+    return undefined;
+  }
+
+  /** Commits everything queued now, however long it takes, and waits until it is durable (on close). */
+  async drain(): Promise<void> {
     while (this.pending.length > 0) this.flush();
+    this.startSync();
+    while (this.inFlight) await this.inFlight;
   }
 
   private schedule(): void {
@@ -83,9 +137,13 @@ export class WriteQueue {
     });
   }
 
-  /** Commits one slice of the queue. */
+  /** Commits one slice of the queue; its callers settle after the next sync. */
   private flush(): void {
     if (this.pending.length === 0) return;
+    if (this.broken) {
+      for (const p of this.pending.splice(0)) p.reject(this.broken);
+      return;
+    }
     const started = this.monotonic();
     const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
     const outcomes: Outcome[] = [];
@@ -108,7 +166,8 @@ export class WriteQueue {
         const alone = this.applyAlone(this.pending[0] as Pending, events);
         if (!alone.ok) {
           if (this.db.inTransaction) this.rollback.run();
-          (this.pending.shift() as Pending).reject(alone.error);
+          // Its error may rest on commits not yet synced: it is answered after them, in order.
+          this.settleAfterSync({ batch: this.pending.splice(0, 1), outcomes: [alone], events: [] });
           return;
         }
         outcomes.push(alone);
@@ -126,12 +185,67 @@ export class WriteQueue {
     }
     const batch = this.pending.splice(0, taken);
     this.maxBatch = Math.max(this.maxBatch, batch.length);
+    this.settleAfterSync({ batch, outcomes, events });
+  }
+
+  private settleAfterSync(s: Settlement): void {
+    // Without a sync to wait for (`:memory:`, synchronous NORMAL) a commit is acknowledged at once.
+    if (this.durable === noSync) {
+      this.settle(s);
+      return;
+    }
+    this.committed.push(s);
+    this.startSync();
+  }
+
+  /** Starts a sync for everything committed so far, unless one is in flight (it starts after). */
+  private startSync(): void {
+    if (this.inFlight || this.committed.length === 0) return;
+    const group = this.committed;
+    this.committed = [];
+    this.syncing = group;
+    this.syncs++;
+    this.inFlight = this.durable.sync().then(
+      () => {
+        this.inFlight = undefined;
+        this.syncing = [];
+        for (const s of group) this.settle(s);
+        this.startSync();
+      },
+      (error: unknown) => {
+        this.inFlight = undefined;
+        this.syncing = [];
+        this.fail(group, error);
+      },
+    );
+  }
+
+  private settle({ batch, outcomes, events }: Settlement): void {
     batch.forEach((p, i) => {
       const o = outcomes[i] as Outcome;
       if (o.ok) p.resolve(o.value);
       else p.reject(o.error);
     });
     if (events.length > 0) this.publish(events);
+  }
+
+  /**
+   * An fdatasync that fails may have dropped the pages it could not write (Linux forgets them), so a
+   * later sync that succeeds proves nothing about them: no write of this process is acknowledged any
+   * more. What is on the disk is consistent (the WAL's checksums end at the last good frame); a new
+   * process recovers from there, as after a crash.
+   */
+  private fail(group: Settlement[], cause: unknown): void {
+    const path = this.db.name;
+    this.broken = new BatonError(
+      'STORE_UNAVAILABLE',
+      `${path}: the write-ahead log could not be synced to the disk (${(cause as Error).message}); this process acknowledges no more writes — restart it`,
+      { cause, data: { path } },
+    );
+    const waiting = [...group, ...this.committed];
+    this.committed = [];
+    for (const s of waiting) for (const p of s.batch) p.reject(this.broken);
+    for (const p of this.pending.splice(0)) p.reject(this.broken);
   }
 
   private applyAlone(p: Pending, events: BatonEvent[]): Outcome {
