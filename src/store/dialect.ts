@@ -1,7 +1,8 @@
 /**
  * Where the two stores' SQL differs, declared once: how parameters are written, how a list of ids
- * is matched, and how each store reads a flow's steps in creation order. Both stores render the
- * writes of `run-rules.ts` through here.
+ * is matched, how each store reads a flow's steps in creation order, and the few functions the
+ * LangGraph tables need. Both stores render the writes of `run-rules.ts` and the statements of
+ * `langgraph-sql.ts` through here.
  */
 import type { RunUpdate } from './run-rules.ts';
 
@@ -14,6 +15,12 @@ export interface Dialect {
   inList(column: string, addParam: (value: unknown) => string, values: readonly string[]): string;
   /** Orders a flow's steps as they were created. */
   readonly creationOrder: string;
+  /** The larger of two values (a scalar function; `max` aggregates in Postgres). */
+  greatest(a: string, b: string): string;
+  /** A FROM item of a JSON object's (key, value) pairs; it may name columns of earlier FROM items. */
+  jsonEach(json: string): string;
+  /** A pair's value as text, as it is compared with TEXT columns. */
+  jsonText(value: string): string;
 }
 
 export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
@@ -26,6 +33,10 @@ export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
         : `${column} IN (SELECT value FROM json_each(${addParam(JSON.stringify(values))}))`,
     // The implicit rowid is insertion order.
     creationOrder: 'rowid',
+    greatest: (a, b) => `max(${a}, ${b})`,
+    jsonEach: (json) => `json_each(${json})`,
+    // json_each gives a number as a number; versions are compared as the text they are stored as.
+    jsonText: (value) => `CAST(${value} AS TEXT)`,
   },
   postgres: {
     param: (n) => `$${n}`,
@@ -35,6 +46,10 @@ export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
         : `${column} = ANY(${addParam(values)}::text[])`,
     // An identity column stands in for SQLite's rowid.
     creationOrder: 'created_seq',
+    greatest: (a, b) => `GREATEST(${a}, ${b})`,
+    // channel_versions is TEXT holding JSON.
+    jsonEach: (json) => `jsonb_each_text(${json}::jsonb)`,
+    jsonText: (value) => value,
   },
 };
 

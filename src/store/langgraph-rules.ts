@@ -1,7 +1,8 @@
 /**
  * What the SQLite and Postgres LangGraph tables share, as pure code: the row shapes both read,
  * their mapping to the store's records, the retention expiry, and the list query rendered for a
- * dialect (like run-rules.ts + dialect.ts do for runs). Each store keeps only how it executes.
+ * dialect (like run-rules.ts + dialect.ts do for runs); the other statements are in
+ * langgraph-sql.ts. Each store keeps only how it executes.
  */
 import type { Dialect } from './dialect.ts';
 import type {

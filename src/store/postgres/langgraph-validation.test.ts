@@ -31,7 +31,7 @@ describePostgres('baton/langgraph on Postgres', () => {
     },
   });
 
-  it('applies keepLatest, copy, TTL sweep and delete on Postgres', async () => {
+  it('applies keepLatest, copy, prune, TTL sweep and delete on Postgres', async () => {
     const clock = new ManualClock();
     const store = await schemas.open(clock, schemas.fresh());
     try {
@@ -66,6 +66,12 @@ describePostgres('baton/langgraph on Postgres', () => {
       await saver.copyThread('t', 'fork');
       expect((await saver.getThread('fork'))?.checkpoints).toBe(2);
       await expect(saver.copyThread('t', 'fork')).rejects.toMatchObject({ code: 'THREAD_EXISTS' });
+      // keep_latest over a thread: one checkpoint left, still readable (its blobs kept).
+      await saver.prune(['fork']);
+      expect((await saver.getThread('fork'))?.checkpoints).toBe(1);
+      expect(
+        (await saver.getTuple({ configurable: { thread_id: 'fork' } }))?.checkpoint.channel_values,
+      ).toEqual({ n: 3 });
       await clock.advance(3_600_001);
       expect(await saver.sweep()).toBe(2);
       expect(await saver.listThreads()).toEqual([]);

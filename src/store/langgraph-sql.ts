@@ -1,0 +1,187 @@
+/**
+ * Every statement of the LangGraph tables, written once and rendered for a dialect (review finding
+ * D1: the SQLite and Postgres stores each carried their own copy). A statement is its text and the
+ * order of its values, so a store only executes: SQLite with `stmt(text).run(...values)`, Postgres
+ * with `tx.execute(text, values)` inside its write queue. Parameters are numbered in order of
+ * appearance; a value used twice is passed twice.
+ */
+import type { Dialect } from './dialect.ts';
+import type {
+  GraphBlobRow,
+  GraphCheckpointKey,
+  GraphCheckpointRow,
+  GraphWriteRow,
+} from './langgraph-records.ts';
+import { blob, CHECKPOINT_COLUMNS } from './langgraph-rules.ts';
+
+/** The four tables' names as a store writes them (Postgres qualifies them with its schema). */
+export interface GraphTableNames {
+  threads: string;
+  checkpoints: string;
+  writes: string;
+  blobs: string;
+}
+
+const WRITE_COLUMNS =
+  'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, type, value';
+const BLOB_COLUMNS = 'thread_id, checkpoint_ns, channel, version, type, value';
+const THREAD_COLUMNS =
+  'thread_id, created_at, updated_at, last_checkpoint_id, last_step, last_source, expires_at';
+
+/** The statements of the LangGraph tables for one dialect and one set of table names. */
+export function graphStatements(d: Dialect, t: GraphTableNames) {
+  /** `n` placeholders from the `from`-th. */
+  const params = (n: number, from = 1) => Array.from({ length: n }, (_, i) => d.param(from + i)).join(', ');
+  const p = d.param;
+  // "Is this the newest checkpoint seen?" — ids sort by time (byte order in both stores).
+  const newer = 't.last_checkpoint_id IS NULL OR excluded.last_checkpoint_id >= t.last_checkpoint_id';
+  const threadSelect = `SELECT t.*,
+  (SELECT count(*) FROM ${t.checkpoints} c WHERE c.thread_id = t.thread_id) AS checkpoints,
+  (SELECT count(*) FROM ${t.writes} w WHERE w.thread_id = t.thread_id) AS writes
+  FROM ${t.threads} t`;
+  const insertWrite = (replace: boolean) =>
+    `INSERT INTO ${t.writes} (${WRITE_COLUMNS}) VALUES (${params(9)})
+     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO ${
+       replace
+         ? 'UPDATE SET task_path = excluded.task_path, channel = excluded.channel, type = excluded.type, value = excluded.value'
+         : 'NOTHING'
+     }`;
+  const insertWriteReplacing = insertWrite(true);
+  const insertWriteOnce = insertWrite(false);
+  return {
+    // A (channel, version) holds one value; a checkpoint put again must not change what others read.
+    insertBlob: {
+      text: `INSERT INTO ${t.blobs} (${BLOB_COLUMNS}) VALUES (${params(6)}) ON CONFLICT DO NOTHING`,
+      values: (key: { threadId: string; ns: string }, b: GraphBlobRow) => [
+        key.threadId,
+        key.ns,
+        b.channel,
+        b.version,
+        b.type,
+        blob(b.value),
+      ],
+    },
+    // An upsert, not INSERT OR REPLACE: OR REPLACE/IGNORE also swallow NOT NULL violations.
+    upsertCheckpoint: {
+      text: `INSERT INTO ${t.checkpoints} (${CHECKPOINT_COLUMNS}) VALUES (${params(12)})
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+         parent_checkpoint_id = excluded.parent_checkpoint_id, type = excluded.type, checkpoint = excluded.checkpoint,
+         metadata_type = excluded.metadata_type, metadata = excluded.metadata,
+         channel_versions = excluded.channel_versions, step = excluded.step, source = excluded.source`,
+      values: (row: Omit<GraphCheckpointRow, 'createdAt'>, versions: string, now: number) => [
+        row.threadId,
+        row.ns,
+        row.checkpointId,
+        row.parentCheckpointId,
+        row.type,
+        blob(row.checkpoint),
+        row.metadataType,
+        blob(row.metadata),
+        versions,
+        row.step,
+        row.source,
+        now,
+      ],
+    },
+    /** A root-namespace put: the thread row follows its newest checkpoint (puts may come out of order). */
+    upsertRootThread: {
+      text: `INSERT INTO ${t.threads} AS t (${THREAD_COLUMNS}) VALUES (${params(7)})
+       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+         last_step = CASE WHEN ${newer} THEN excluded.last_step ELSE t.last_step END,
+         last_source = CASE WHEN ${newer} THEN excluded.last_source ELSE t.last_source END,
+         last_checkpoint_id = ${d.greatest("COALESCE(t.last_checkpoint_id, '')", 'excluded.last_checkpoint_id')}`,
+      values: (row: Omit<GraphCheckpointRow, 'createdAt'>, now: number, expiresAt: number | null) => [
+        row.threadId,
+        now,
+        now,
+        row.checkpointId,
+        row.step,
+        row.source,
+        expiresAt,
+      ],
+    },
+    /** Any other write: the thread exists and its sliding expiry moves. */
+    touchThread: {
+      text: `INSERT INTO ${t.threads} (thread_id, created_at, updated_at, expires_at) VALUES (${params(4)})
+       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
+      values: (threadId: string, now: number, expiresAt: number | null) => [threadId, now, now, expiresAt],
+    },
+    insertWrite: {
+      /** Special writes (errors, interrupts) replace an earlier one; regular writes are kept once. */
+      text: (replace: boolean) => (replace ? insertWriteReplacing : insertWriteOnce),
+      values: (key: GraphCheckpointKey, w: GraphWriteRow) => [
+        key.threadId,
+        key.ns,
+        key.checkpointId,
+        w.taskId,
+        w.idx,
+        w.taskPath,
+        w.channel,
+        w.type,
+        blob(w.value),
+      ],
+    },
+    /** (threadId, ns) */
+    latestCheckpoint: `SELECT ${CHECKPOINT_COLUMNS} FROM ${t.checkpoints} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)}
+       ORDER BY checkpoint_id DESC LIMIT 1`,
+    /** (threadId, ns, checkpointId) */
+    checkpointById: `SELECT ${CHECKPOINT_COLUMNS} FROM ${t.checkpoints}
+       WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND checkpoint_id = ${p(3)}`,
+    /** (channel_versions, threadId, ns): the values a checkpoint reads. */
+    blobsOf: `SELECT b.channel, b.version, b.type, b.value FROM ${d.jsonEach(p(1))} j JOIN ${t.blobs} b
+       ON b.thread_id = ${p(2)} AND b.checkpoint_ns = ${p(3)} AND b.channel = j.key AND b.version = ${d.jsonText('j.value')}`,
+    /** (threadId, ns, checkpointId) */
+    writesOf: `SELECT task_id, task_path, idx, channel, type, value FROM ${t.writes}
+       WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND checkpoint_id = ${p(3)}`,
+    /** (threadId) */
+    hasCheckpoints: `SELECT 1 FROM ${t.checkpoints} WHERE thread_id = ${p(1)} LIMIT 1`,
+    /** (threadId) */
+    hasThread: `SELECT 1 FROM ${t.threads} WHERE thread_id = ${p(1)}`,
+    /** (target, now, source) */
+    copyCheckpoints: `INSERT INTO ${t.checkpoints} (${CHECKPOINT_COLUMNS})
+       SELECT ${p(1)}, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata_type, metadata,
+         channel_versions, step, source, ${p(2)}
+       FROM ${t.checkpoints} WHERE thread_id = ${p(3)}`,
+    /** (target, source) */
+    copyWrites: `INSERT INTO ${t.writes} (${WRITE_COLUMNS})
+       SELECT ${p(1)}, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, type, value
+       FROM ${t.writes} WHERE thread_id = ${p(2)}`,
+    /** (target, source) */
+    copyBlobs: `INSERT INTO ${t.blobs} (${BLOB_COLUMNS})
+       SELECT ${p(1)}, checkpoint_ns, channel, version, type, value FROM ${t.blobs} WHERE thread_id = ${p(2)}`,
+    /** (target, now, now, expiresAt, source) */
+    copyThread: `INSERT INTO ${t.threads} (${THREAD_COLUMNS})
+       SELECT ${params(3)}, last_checkpoint_id, last_step, last_source, ${p(4)} FROM ${t.threads} WHERE thread_id = ${p(5)}`,
+    /** (threadId): keep-latest over every namespace of a thread. */
+    pruneCheckpoints: `DELETE FROM ${t.checkpoints} AS c WHERE thread_id = ${p(1)} AND checkpoint_id < (
+       SELECT max(k.checkpoint_id) FROM ${t.checkpoints} k
+       WHERE k.thread_id = c.thread_id AND k.checkpoint_ns = c.checkpoint_ns)`,
+    /** (threadId): the writes whose checkpoint is gone. */
+    pruneWrites: `DELETE FROM ${t.writes} AS w WHERE thread_id = ${p(1)} AND NOT EXISTS (
+       SELECT 1 FROM ${t.checkpoints} k WHERE k.thread_id = w.thread_id
+       AND k.checkpoint_ns = w.checkpoint_ns AND k.checkpoint_id = w.checkpoint_id)`,
+    /** (threadId) */
+    blobNamespaces: `SELECT DISTINCT checkpoint_ns FROM ${t.blobs} WHERE thread_id = ${p(1)}`,
+    /** (now, limit) */
+    dueThreads: `SELECT thread_id FROM ${t.threads} WHERE expires_at IS NOT NULL AND expires_at <= ${p(1)} LIMIT ${p(2)}`,
+    /** (limit) */
+    listThreads: `${threadSelect} ORDER BY t.updated_at DESC, t.thread_id LIMIT ${p(1)}`,
+    /** (threadId) */
+    getThread: `${threadSelect} WHERE t.thread_id = ${p(1)}`,
+    /** (threadId, ns, keep - 1): the id of the oldest checkpoint keep-latest keeps. */
+    oldestKept: `SELECT checkpoint_id FROM ${t.checkpoints} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)}
+       ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ${p(3)}`,
+    /** (threadId, ns, checkpointId) */
+    checkpointsBefore: `DELETE FROM ${t.checkpoints} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND checkpoint_id < ${p(3)}`,
+    /** (threadId, ns, checkpointId) */
+    writesBefore: `DELETE FROM ${t.writes} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND checkpoint_id < ${p(3)}`,
+    /** (threadId, ns, threadId, ns): the values no remaining checkpoint of the namespace reads. */
+    collectBlobs: `DELETE FROM ${t.blobs} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND (channel, version) NOT IN (
+       SELECT j.key, ${d.jsonText('j.value')} FROM ${t.checkpoints} c, ${d.jsonEach('c.channel_versions')} j
+       WHERE c.thread_id = ${p(3)} AND c.checkpoint_ns = ${p(4)})`,
+    /** (threadId) per table, children first. */
+    deleteThread: [t.blobs, t.writes, t.checkpoints, t.threads].map(
+      (table) => `DELETE FROM ${table} WHERE thread_id = ${p(1)}`,
+    ),
+  };
+}
