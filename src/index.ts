@@ -63,6 +63,7 @@ export {
   isTaskDefinition,
   loadPlan,
   MAX_INPUT_BYTES,
+  type ResearchOptions,
   type ResumeOptions,
   type ResumeResult,
   type RunHandle,

@@ -30,7 +30,7 @@ async function findOneThenStall(ctx: TaskContext): Promise<never> {
 
 const asker = defineTask({
   name: 'asker',
-  mode: 'codebase',
+  research: { mode: 'codebase' },
   retry: { acceptPartial: true },
   escalation: { ask: true, decisionTimeout: '10m' },
   run: (_: unknown, ctx) => (ctx.attempt < 2 ? findOneThenStall(ctx) : Promise.resolve('found it')),

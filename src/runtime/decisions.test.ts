@@ -52,7 +52,7 @@ function researcher(
 ) {
   return defineTask({
     name,
-    mode: 'codebase',
+    research: { mode: 'codebase' },
     retry: { acceptPartial: true },
     escalation: { ask: true },
     run: (_: unknown, ctx) => run(ctx),
@@ -418,7 +418,12 @@ describe('invalid options', () => {
       'retry.timeoutMultipliers[1]',
       '≥ 1',
     ],
-    ['an unknown mode', { mode: 'psychic' }, 'mode', 'one of "codebase", "docs", "external", "dual"'],
+    [
+      'an unknown mode',
+      { research: { mode: 'psychic' } },
+      'research.mode',
+      'one of "codebase", "docs", "external", "dual"',
+    ],
     [
       'a decisionTimeout that is no duration',
       { escalation: { decisionTimeout: 'soon' } },

@@ -8,14 +8,11 @@ import {
   BatonError,
   compileRetryPolicy,
   type DegradationTable,
-  type DegradationTableOptions,
-  defineDegradationTable,
   defineEscalationPolicy,
   type EscalationPolicy,
   type EscalationWording,
   fieldPath,
   lookupMode,
-  type ModeOptions,
   optionKeys,
   type RetryOptions,
   type RetryPolicy,
@@ -26,6 +23,12 @@ import {
 } from '../core/index.ts';
 import { checkRunsPermission, type RefPermissions } from '../refs/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
+import {
+  degradationOf,
+  type ResearchOptions,
+  type ResolvedResearch,
+  resolveResearch,
+} from './research-options.ts';
 import type { StepContextOptions } from './step-inputs.ts';
 import type { TaskContext } from './task-context.ts';
 import { toModuleUrl } from './thread/index.ts';
@@ -40,10 +43,6 @@ export interface TaskRetryOptions {
   maxRetries?: number;
   /** Escalate at once instead of retrying when an attempt left partial findings. @default false; fast mode true */
   acceptPartial?: boolean;
-  /** Extra or changed research modes: `{ name: { timeoutMs, label } }`. */
-  modes?: Record<string, ModeOptions>;
-  /** The per-agent cap on any attempt. @default "2880s" */
-  agentTimeout?: Duration;
 }
 
 export interface EscalationOptions {
@@ -73,18 +72,14 @@ export interface TaskOptions<I, O, S = unknown> {
   /** zod schema of the input; the run is refused (nothing stored) when the input fails it. */
   input?: z.ZodType<I>;
   run: (input: I, ctx: TaskContext<S>) => Promise<O> | O;
-  /** Timeout of the first attempt. @default the mode's timeout, else the per-agent timeout (2880 s) */
+  /** Timeout of the first attempt. @default the research mode's timeout, else 2880 s */
   timeout?: Duration;
-  /** Research mode giving the default timeouts: codebase 60 s, docs 90 s, external 120 s, dual 180 s. */
-  mode?: string;
   /** Time the task gets after its signal fires to return what it has. @default "1s" */
   grace?: Duration;
   /** false: no retries (escalate after the first failure). */
   retry?: TaskRetryOptions | false;
-  /** Checkpoint every N items (ctx.shouldCheckpoint); defaults from the protocol's per-agent table. */
+  /** Checkpoint every N items (ctx.shouldCheckpoint). @default 1, or the research agent's interval */
   checkpointEvery?: number;
-  /** The agent profile for checkpoint intervals (academic-researcher, github-watcher, …). @default the task name when known */
-  agent?: string;
   /** A free label shown in listings (e.g. "researcher"). */
   kind?: string;
   /** Bumped when the checkpoint or step shapes change; older checkpoints are then ignored. @default 1 */
@@ -97,8 +92,13 @@ export interface TaskOptions<I, O, S = unknown> {
   ttl?: Duration;
   /** Validates a checkpoint's state before it is handed back on resume; types `ctx.lastCheckpoint.state`. */
   checkpointSchema?: z.ZodType<S>;
-  /** Time-status thresholds and the degradation table behind ctx.shouldSkip / ctx.tool. */
-  time?: { thresholds?: Partial<TimeThresholds>; degradation?: DegradationTableOptions };
+  /** Time-status thresholds behind ctx.timeStatus, ctx.shouldSkip and ctx.tool. */
+  time?: { thresholds?: Partial<TimeThresholds> };
+  /**
+   * The protocols' research preset: research modes, the per-agent timeout, the agents' checkpoint
+   * intervals and the degradation table (see ResearchOptions). Absent: the general defaults.
+   */
+  research?: ResearchOptions;
   escalation?: EscalationOptions;
   /** Called before a retry; return a new input (narrower scope, other keywords) or nothing. */
   onRetry?: (info: RetryInfo) => unknown | Promise<unknown>;
@@ -159,7 +159,6 @@ export interface TaskDefinition<I = unknown, O = unknown> {
 }
 
 const TASK_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$/;
-const KNOWN_AGENTS = new Set(['academic-researcher', 'github-watcher', 'community-listener']);
 
 function optionError(field: string, expected: string, value: unknown): ValidationError {
   return new ValidationError(field, expected, value, { code: 'INVALID_OPTION' });
@@ -178,25 +177,24 @@ function positiveDuration(value: Duration, field: string): number {
 }
 
 function toRetryOptions(
-  o: Pick<TaskOptions<unknown, unknown>, 'retry' | 'timeout' | 'mode'>,
+  o: Pick<TaskOptions<unknown, unknown>, 'retry' | 'timeout'>,
+  research: ResolvedResearch,
   at: (f: string) => string,
 ): RetryOptions {
   const r = o.retry === false ? { maxRetries: 0 } : (o.retry ?? {});
   if (typeof r !== 'object' || r === null) throw optionError(at('retry'), 'an object or false', r);
-  const { backoff, agentTimeout, ...rest } = r as TaskRetryOptions;
+  const { backoff, ...rest } = r as TaskRetryOptions;
   return {
     ...rest,
+    ...research.retry,
     ...(o.timeout !== undefined ? { timeoutMs: positiveDuration(o.timeout, at('timeout')) } : {}),
-    ...(o.mode !== undefined ? { mode: o.mode } : {}),
+    ...(research.mode !== undefined ? { mode: research.mode } : {}),
     ...(backoff !== undefined
       ? {
           backoffMs: Array.isArray(backoff)
             ? backoff.map((b, i) => parseDuration(b, at(`retry.backoff[${i}]`)))
             : (backoff as never),
         }
-      : {}),
-    ...(agentTimeout !== undefined
-      ? { agentTimeoutMs: positiveDuration(agentTimeout, at('retry.agentTimeout')) }
       : {}),
   };
 }
@@ -205,34 +203,14 @@ function checkMode(retryOptions: RetryOptions, mode: string, field: string): voi
   lookupMode(resolveTimeouts(retryOptions, false, 'retry'), mode, field);
 }
 
-/** The degradation table follows the task's time thresholds unless it sets its own. */
-function degradationOf(
-  time: TaskOptions<unknown, unknown>['time'],
-  at: (f: string) => string,
-): DegradationTable | undefined {
-  if (!time?.degradation && !time?.thresholds) return undefined;
-  const t = time.thresholds ?? {};
-  const inherited = {
-    ...(t.criticalSeconds !== undefined ? { criticalSeconds: t.criticalSeconds } : {}),
-    ...(t.warningSeconds !== undefined ? { warningSeconds: t.warningSeconds } : {}),
-  };
-  const own = time.degradation ?? {};
-  return defineDegradationTable(
-    { ...own, thresholds: { ...inherited, ...own.thresholds } },
-    at('time.degradation'),
-  );
-}
-
 const TASK_KEYS = optionKeys<TaskOptions<unknown, unknown>>()(
   'name',
   'input',
   'run',
   'timeout',
-  'mode',
   'grace',
   'retry',
   'checkpointEvery',
-  'agent',
   'kind',
   'version',
   'budget',
@@ -241,6 +219,7 @@ const TASK_KEYS = optionKeys<TaskOptions<unknown, unknown>>()(
   'checkpointSchema',
   'time',
   'escalation',
+  'research',
   'onRetry',
   'onTimeout',
   'isolation',
@@ -253,8 +232,6 @@ const RETRY_KEYS = optionKeys<TaskRetryOptions>()(
   'backoff',
   'maxRetries',
   'acceptPartial',
-  'modes',
-  'agentTimeout',
 );
 const ESCALATION_KEYS = optionKeys<EscalationOptions>()(
   'ask',
@@ -264,10 +241,7 @@ const ESCALATION_KEYS = optionKeys<EscalationOptions>()(
   'wording',
 );
 const PERMISSION_KEYS = optionKeys<RefPermissions>()('roots', 'tables', 'runs');
-const TIME_KEYS = optionKeys<NonNullable<TaskOptions<unknown, unknown>['time']>>()(
-  'thresholds',
-  'degradation',
-);
+const TIME_KEYS = optionKeys<NonNullable<TaskOptions<unknown, unknown>['time']>>()('thresholds');
 
 /** Unknown keys in a task's options and their nested objects are typos: refuse them, named. */
 function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: string) => string): void {
@@ -296,9 +270,10 @@ export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): Ta
     typeof (options.input as { safeParse?: unknown }).safeParse !== 'function'
   )
     throw optionError(at('input'), 'a zod schema', options.input);
-  const retryOptions = toRetryOptions(options, at);
+  const research = resolveResearch(options.research, options.name, at);
+  const retryOptions = toRetryOptions(options, research, at);
   // A mode is an option of the task (or of a run), not of its retry policy: name that field.
-  if (options.mode !== undefined) checkMode(retryOptions, options.mode, at('mode'));
+  if (research.mode !== undefined) checkMode(retryOptions, research.mode, at('research.mode'));
   // Compile both ways now: a bad option fails here, naming its field, not in the middle of a run.
   compileRetryPolicy(retryOptions, { field: at('retry') });
   compileRetryPolicy(retryOptions, { fast: true, field: at('retry') });
@@ -317,20 +292,19 @@ export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): Ta
     throw optionError(at('isolation'), '"inline" or "thread"', options.isolation);
   if (options.onRetry !== undefined && typeof options.onRetry !== 'function')
     throw optionError(at('onRetry'), 'a function', options.onRetry);
-  const agent = options.agent ?? (KNOWN_AGENTS.has(options.name) ? options.name : undefined);
   return Object.freeze({
     type: 'task' as const,
     name: options.name,
     inputSchema: options.input,
     run: options.run,
-    mode: options.mode,
+    mode: research.mode,
     retryOptions,
     graceMs: parseDuration(options.grace ?? 1_000, at('grace')),
     checkpointEvery:
       options.checkpointEvery === undefined
         ? null
         : positiveInt(at('checkpointEvery'), options.checkpointEvery),
-    agent,
+    agent: research.agent,
     kind: options.kind ?? null,
     version: options.version === undefined ? 1 : positiveInt(at('version'), options.version),
     budgetMs: options.budget === undefined ? null : positiveDuration(options.budget, at('budget')),
@@ -339,7 +313,11 @@ export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): Ta
     ttlMs: options.ttl === undefined ? null : parseDuration(options.ttl, at('ttl')),
     checkpointSchema: options.checkpointSchema,
     thresholds: options.time?.thresholds,
-    degradation: degradationOf(options.time, at),
+    degradation: degradationOf(
+      options.time?.thresholds,
+      research.degradationOptions,
+      at('research.degradation'),
+    ),
     escalation: {
       ask: esc.ask ?? false,
       policy: defineEscalationPolicy(esc.policy ?? {}, at('escalation.policy')),

@@ -38,6 +38,7 @@ export {
   type InboxDecision,
 } from './inbox.ts';
 export type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
+export type { ResearchOptions } from './research-options.ts';
 export type { ResumeOptions, ResumeResult } from './resume-run.ts';
 export { type AnsweredDecision, type RunMeta, runMetaOf } from './run-meta.ts';
 export { type RunOptions, runOptionsOf } from './run-options.ts';

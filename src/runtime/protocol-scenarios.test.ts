@@ -34,7 +34,7 @@ describe('protocol 001 scenarios', () => {
     rt = testRuntime();
     const slow = defineTask({
       name: 'slow',
-      mode: 'codebase',
+      research: { mode: 'codebase' },
       retry: false,
       run: (_: unknown, ctx) => research(ctx, 10),
     });
@@ -58,7 +58,7 @@ describe('protocol 001 scenarios', () => {
     rt = testRuntime();
     const task = defineTask({
       name: 'needs-100s',
-      mode: 'codebase',
+      research: { mode: 'codebase' },
       run: (_: unknown, ctx) => research(ctx, 5),
     });
     const run = await rt.baton.start(task, {});
@@ -88,7 +88,7 @@ describe('protocol 001 scenarios', () => {
     rt = testRuntime();
     const task = defineTask({
       name: 'external-research',
-      mode: 'external',
+      research: { mode: 'external' },
       escalation: { ask: true },
       run: async (_: unknown, ctx) => ctx.delay(3_600_000),
     });
@@ -131,7 +131,7 @@ describe('protocol 001 scenarios', () => {
     rt = testRuntime();
     const task = defineTask({
       name: 'docs-lookup',
-      mode: 'docs',
+      research: { mode: 'docs' },
       run: async (_: unknown, ctx) => ctx.delay(3_600_000),
     });
     const run = await rt.baton.start(task, {}, { fast: true });
@@ -157,7 +157,12 @@ describe('protocol 001 scenarios', () => {
   it('5 and 6. marks partial results in the tracked state and lets the flow continue with incomplete research', async () => {
     rt = testRuntime();
     const researcher = (name: string, mode: string, items: number) =>
-      defineTask({ name, mode, escalation: { ask: true }, run: (_: unknown, ctx) => research(ctx, items) });
+      defineTask({
+        name,
+        research: { mode },
+        escalation: { ask: true },
+        run: (_: unknown, ctx) => research(ctx, items),
+      });
     const codebase = researcher('codebase-agent', 'codebase', 2);
     const docs = researcher('docs-agent', 'docs', 3);
     const external = researcher('external-agent', 'external', 100);

@@ -21,7 +21,7 @@ const TRACE = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 describe("the caller's own options", () => {
   it('cannot set an engine key: a user option named mode, ttlMs or escalation changes nothing', async () => {
-    const task = defineTask({ name: 'plain', mode: 'codebase', run: () => 'done' });
+    const task = defineTask({ name: 'plain', research: { mode: 'codebase' }, run: () => 'done' });
     const user = {
       mode: 'no-such-mode',
       fast: true,
@@ -72,7 +72,7 @@ describe('start options the engine keeps', () => {
   });
 
   it('invocationTimeout caps every attempt', async () => {
-    const task = defineTask({ name: 'capped', mode: 'codebase', run: () => 1 });
+    const task = defineTask({ name: 'capped', research: { mode: 'codebase' }, run: () => 1 });
     const run = await rt.baton.start(task, {}, { invocationTimeout: '5s' });
     expect((await eventOf(rt, 'attempt:started', run.id)).data).toMatchObject({ timeoutMs: 5_000 });
   });

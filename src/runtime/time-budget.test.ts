@@ -17,6 +17,7 @@ import { eventOf, type TestRuntime, testRuntime } from '../testing/index.ts';
 import type { Duration } from '../time/index.ts';
 import { type Baton, createBaton } from './baton.ts';
 import { defineTask, type TaskDefinition } from './define-task.ts';
+import type { ResearchOptions } from './research-options.ts';
 import type { StartOptions } from './start-run.ts';
 
 const MIN = 60_000;
@@ -255,7 +256,7 @@ async function toolRun(budget: Duration, elapsedMs: number, degradation?: Degrad
   const task = defineTask({
     name: 'reader',
     budget,
-    ...(degradation ? { time: { degradation } } : {}),
+    ...(degradation ? { research: { degradation } } : {}),
     run: async (_: unknown, ctx) => {
       if (elapsedMs > 0) await ctx.delay(elapsedMs);
       const out: Record<string, unknown> = {};
@@ -327,7 +328,7 @@ describe('degradation through ctx.tool', () => {
 
 describe('checkpoint moments', () => {
   async function checkpointsAt(
-    task: { name: string; agent?: string; checkpointEvery?: number },
+    task: { name: string; research?: ResearchOptions; checkpointEvery?: number },
     items: number,
   ): Promise<number[]> {
     const taken: number[] = [];
@@ -350,14 +351,35 @@ describe('checkpoint moments', () => {
     return taken;
   }
 
-  it("checkpoints at each agent's interval from the protocol's table, unless checkpointEvery overrides it", async () => {
-    expect(await checkpointsAt({ name: 'academic-researcher' }, 10)).toEqual([3, 6, 9]);
-    expect(await checkpointsAt({ name: 'github-watcher' }, 10)).toEqual([2, 4, 6, 8, 10]);
-    expect(await checkpointsAt({ name: 'community-listener' }, 10)).toEqual([5, 10]);
-    expect(await checkpointsAt({ name: 'paper-reader', agent: 'academic-researcher' }, 7)).toEqual([3, 6]);
+  it("checkpoints at each research agent's interval from the protocol's table, unless checkpointEvery overrides it", async () => {
+    expect(await checkpointsAt({ name: 'academic-researcher', research: {} }, 10)).toEqual([3, 6, 9]);
+    expect(await checkpointsAt({ name: 'github-watcher', research: {} }, 10)).toEqual([2, 4, 6, 8, 10]);
+    expect(await checkpointsAt({ name: 'community-listener', research: {} }, 10)).toEqual([5, 10]);
     expect(
-      await checkpointsAt({ name: 'fast-reader', agent: 'academic-researcher', checkpointEvery: 4 }, 10),
+      await checkpointsAt({ name: 'paper-reader', research: { agent: 'academic-researcher' } }, 7),
+    ).toEqual([3, 6]);
+    expect(
+      await checkpointsAt(
+        { name: 'fast-reader', research: { agent: 'academic-researcher' }, checkpointEvery: 4 },
+        10,
+      ),
     ).toEqual([4, 8]);
+  });
+
+  it('gives a task named like a protocol agent, without the research preset, the general defaults', async () => {
+    expect(await checkpointsAt({ name: 'github-watcher' }, 4)).toEqual([1, 2, 3, 4]);
+    expect(await checkpointsAt({ name: 'academic-researcher' }, 3)).toEqual([1, 2, 3]);
+    expect(defineTask({ name: 'github-watcher', run: () => 1 }).agent).toBeUndefined();
+    expect(defineTask({ name: 'github-watcher', research: {}, run: () => 1 }).agent).toBe('github-watcher');
+  });
+
+  it('refuses a research agent the protocols do not have, naming the field and the agents', () => {
+    expect(() => defineTask({ name: 'x', research: { agent: 'gitub-watcher' }, run: () => 1 })).toThrow(
+      /task "x"\.research\.agent must be one of "academic-researcher", "github-watcher", "community-listener", got "gitub-watcher"/,
+    );
+    expect(() => defineTask({ name: 'x', research: { mood: 'docs' } as never, run: () => 1 })).toThrow(
+      /task "x"\.research\.mood is not an option \(did you mean "mode"\?\)/,
+    );
   });
 
   /** Moments of a quick call, a deep analysis, a call of `longMs` and one of `shortMs`. */
