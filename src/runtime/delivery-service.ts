@@ -34,7 +34,7 @@ export interface DeliveryHandlers {
 }
 
 /** The due-time timer of a scheduled run. */
-export async function onDeliveryDue(engine: Engine, runId: string): Promise<void> {
+export async function onDeliveryDue(engine: Engine, runId: string): Promise<'keep' | undefined> {
   const run = await engine.store.getRun(runId);
   if (!run || !scheduleOf(run) || isTerminal(run.status)) return;
   const now = engine.clock.now();
@@ -65,9 +65,14 @@ export async function onDeliveryDue(engine: Engine, runId: string): Promise<void
       );
       return;
     }
+    // The result is not held yet: the run is still queued or running (or its attempt decided to hold
+    // the result just before the due time and its write has not committed yet). The timer is kept
+    // (it comes due again after the store's hold) so a result held after this read is still
+    // released; deleting it here once left such a run waiting forever (found by the fleet test).
     // A due time already past when the tool was called means "at once": no notice ahead of the result.
     const schedule = scheduleOf(run);
-    if (!schedule || runMetaOf(run).progressSentAt !== undefined || dueAtOnce(schedule)) return;
+    if (!schedule) return;
+    if (runMetaOf(run).progressSentAt !== undefined || dueAtOnce(schedule)) return 'keep';
     const p = await progressDelivery(
       run,
       now,
@@ -83,9 +88,12 @@ export async function onDeliveryDue(engine: Engine, runId: string): Promise<void
       { expectStatus: [run.status] },
       p.effects,
     );
+    return 'keep';
   } catch (err) {
-    // The run moved on meanwhile (finished, retried): the attempt that moved it delivered what was due.
+    // The run moved on meanwhile (finished, held its result, retried): look again when the timer
+    // comes back; by then it is finished (nothing to do) or holding its result (released then).
     if (!isBatonError(err, 'RUN_CONFLICT')) throw err;
+    return 'keep';
   }
 }
 

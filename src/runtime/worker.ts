@@ -38,7 +38,11 @@ const SWEEPS_PER_TICK = 8;
 /** Runs claimed per store call; a worker with more free slots claims again at once. */
 const CLAIM_BATCH = 16;
 
-export type TimerHandler = (timer: TimerRecord) => Promise<void>;
+/**
+ * Handles a due timer. Resolving to 'keep' leaves the timer taken: it comes due again after the store's hold
+ * (the thing it waits for has not happened yet, e.g. a scheduled result still being computed).
+ */
+export type TimerHandler = (timer: TimerRecord) => Promise<unknown>;
 
 const WAKING_EVENTS = new Set([
   'run:created',
@@ -329,7 +333,9 @@ export class Worker {
           return;
         }
         await handler(t).then(
-          () => handled.push(t.id),
+          (outcome) => {
+            if (outcome !== 'keep') handled.push(t.id);
+          },
           (err: unknown) =>
             this.engine.logger.error(
               { timer: t.id, err: serializeError(err) },

@@ -41,13 +41,16 @@ export class PgContext {
     readonly t: Tables,
     readonly clock: Clock,
     readonly defaultTtlMs: number,
+    /** Where the database is (no password), for messages. */
+    readonly location: string,
   ) {
     this.eventsSequence = `${quoteIdent(t.schema)}.events_id_seq`;
-    this.queue = new PgWriteQueue(
-      pool,
-      (client, scopes) => this.flushEvents(client, scopes),
-      (events, wake) => this.publish(events, wake),
-    );
+    this.queue = new PgWriteQueue(pool, {
+      flushEvents: (client, scopes) => this.flushEvents(client, scopes),
+      publish: (events, wake) => this.publish(events, wake),
+      sleep: (ms) => clock.sleep(ms),
+      unavailable: (cause, committing) => storeUnavailable(location, cause, committing),
+    });
   }
 
   write<T>(op: WriteOp<T>): Promise<T> {
@@ -179,6 +182,22 @@ export class PgContext {
     );
     throw fenceError(fence, row);
   }
+}
+
+/**
+ * The database could not be reached or the connection broke: STORE_UNAVAILABLE (HTTP 503), as
+ * SQLite reports a full disk. The runtime keeps the run under its lease and retries after it.
+ */
+export function storeUnavailable(location: string, cause: unknown, committing = false): BatonError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new BatonError(
+    'STORE_UNAVAILABLE',
+    committing
+      ? `${location}: the connection was lost during COMMIT (${message}); the write may or may not have been kept`
+      : `${location} cannot be reached (${message}); nothing of the failed write was kept`,
+    { cause, data: { location, ...(typeof code === 'string' ? { pgCode: code } : {}) } },
+  );
 }
 
 export function fenceError(

@@ -21,7 +21,6 @@ import type {
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
-import { type RunRow, toRun } from '../rows.ts';
 import { DEFAULT_TTL_MS } from '../run-rules.ts';
 import type {
   ClaimRequest,
@@ -41,12 +40,13 @@ import * as deliveries from './deliveries.ts';
 import { PgGraphCheckpoints } from './langgraph-tables.ts';
 import { POSTGRES_STORE } from './lazy.ts';
 import { migrate, openError } from './migrate.ts';
-import { PgContext } from './pg-context.ts';
+import { PgContext, storeUnavailable } from './pg-context.ts';
+import * as reads from './run-reads.ts';
 import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
-import { select, tablesOf } from './sql.ts';
+import { isConnectionLoss, tablesOf } from './sql.ts';
 import * as timers from './timers-and-sweep.ts';
-import { parsePostgresUrl, redactError } from './url.ts';
+import { describePool, parsePostgresUrl, redactError } from './url.ts';
 import { PgWakeups, type WakeupMode } from './wakeups.ts';
 
 export interface PostgresStoreOptions {
@@ -115,7 +115,13 @@ export class PostgresStore implements Store {
     this.location = url?.redacted ?? describePool(pool);
     this.secret = url?.password;
     const clock = options.clock ?? systemClock;
-    this.ctx = new PgContext(pool, tablesOf(this.schema), clock, options.defaultTtlMs ?? DEFAULT_TTL_MS);
+    this.ctx = new PgContext(
+      pool,
+      tablesOf(this.schema),
+      clock,
+      options.defaultTtlMs ?? DEFAULT_TTL_MS,
+      this.location,
+    );
     const connectTimeout = options.connectTimeoutMs ?? 10_000;
     this.wakeups = new PgWakeups({
       mode: options.wakeups ?? url?.wakeups ?? 'listen',
@@ -149,23 +155,7 @@ export class PostgresStore implements Store {
    * and columns only, every value bound) in a read-only transaction, BIGINT read as numbers.
    */
   queryReadOnly(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    return this.op(async () => {
-      const client = await this.ctx.pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN READ ONLY');
-        const rows = await select<Record<string, unknown>>(client, text, values);
-        await client.query('COMMIT');
-        return rows;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((e: unknown) => {
-          broken = e as Error;
-        });
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    });
+    return this.op(() => reads.queryReadOnly(this.ctx, text, values));
   }
 
   /** LangGraph.js checkpoints kept in this schema (`baton/langgraph`), sharing its write queue. */
@@ -189,7 +179,10 @@ export class PostgresStore implements Store {
   private op<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed)
       return Promise.reject(new BatonError('STORE_CLOSED', `the store at ${this.location} is closed`));
-    const p = this.ready.then(fn);
+    const p = this.ready.then(fn).catch((err: unknown) => {
+      // A read on a dropped connection, a pool that cannot connect: the database, not the call.
+      throw isConnectionLoss(err) ? redactError(storeUnavailable(this.location, err), this.secret) : err;
+    });
     this.inflight.add(p);
     const forget = () => this.inflight.delete(p);
     p.then(forget, forget);
@@ -201,32 +194,11 @@ export class PostgresStore implements Store {
   }
 
   getRun(id: string) {
-    return this.op(() => runs.getRun(this.ctx, id));
+    return this.op(() => reads.getRun(this.ctx, id));
   }
 
   listRuns(q: RunQuery = {}): Promise<RunRecord[]> {
-    return this.op(async () => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      const param = (value: unknown) => `$${params.push(value)}`;
-      if (q.parentId !== undefined) where.push(`parent_id = ${param(q.parentId)}`);
-      else if (q.topLevel ?? true) where.push('parent_id IS NULL');
-      if (q.status !== undefined) where.push(`status = ${param(q.status)}`);
-      if (q.name !== undefined) where.push(`name = ${param(q.name)}`);
-      if (q.waitReason !== undefined)
-        where.push(`status = 'waiting' AND wait_reason = ${param(q.waitReason)}`);
-      if (q.createdAfter !== undefined) where.push(`created_at >= ${param(q.createdAfter)}`);
-      if (q.createdBefore !== undefined) where.push(`created_at < ${param(q.createdBefore)}`);
-      if (q.scheduled === true) where.push(`(options::jsonb -> 'schedule') IS NOT NULL`);
-      if (q.beforeId !== undefined) where.push(`id < ${param(q.beforeId)}`);
-      const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
-      const limit = param(Math.min(Math.max(1, q.limit ?? 100), 10_000));
-      const rows = await this.ctx.read<RunRow>(
-        `SELECT * FROM ${this.ctx.t.runs} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT ${limit}`,
-        params,
-      );
-      return rows.map(toRun);
-    });
+    return this.op(() => reads.listRuns(this.ctx, q));
   }
 
   transition(
@@ -251,12 +223,7 @@ export class PostgresStore implements Store {
   }
 
   countRuns(): Promise<Record<string, number>> {
-    return this.op(async () => {
-      const rows = await this.ctx.read<{ status: string; n: number }>(
-        `SELECT status, count(*) AS n FROM ${this.ctx.t.runs} GROUP BY status`,
-      );
-      return Object.fromEntries(rows.map((r) => [r.status, r.n]));
-    });
+    return this.op(() => reads.countRuns(this.ctx));
   }
 
   claimRuns(request: ClaimRequest) {
@@ -335,13 +302,7 @@ export class PostgresStore implements Store {
   }
 
   lastEventId(): Promise<number> {
-    return this.op(async () => {
-      const rows = await this.ctx.read<{ id: string | null }>(
-        `SELECT MAX(id) AS id FROM ${this.ctx.t.events}`,
-        [],
-      );
-      return Number(rows[0]?.id ?? 0);
-    });
+    return this.op(() => reads.lastEventId(this.ctx));
   }
 
   onEvents(listener: EventListener) {
@@ -433,12 +394,4 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await store.close().catch(() => {});
     throw err;
   }
-}
-
-/** The pool's settings without a password, for messages. */
-function describePool(pool: pg.Pool): string {
-  const o = pool.options as pg.PoolConfig;
-  if (o.connectionString) return parsePostgresUrl(o.connectionString).redacted;
-  const user = o.user ? `${o.user}@` : '';
-  return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
 }

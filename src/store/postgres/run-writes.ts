@@ -75,11 +75,6 @@ export function createRuns(
   });
 }
 
-export async function getRun(ctx: PgContext, id: string): Promise<RunRecord | undefined> {
-  const [row] = await ctx.read<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [id]);
-  return row ? toRun(row) : undefined;
-}
-
 export function transition(
   ctx: PgContext,
   runId: string,

@@ -84,6 +84,37 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const UNIQUE_VIOLATION = '23505';
+
+/** Node socket errors that mean the server could not be reached or the connection broke. */
+const SOCKET_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The connection, not the statement, failed: the server refused or dropped it (`08xxx`), an
+ * administrator or a shutdown ended the session (`57P01`–`57P03`: pg_terminate_backend, a restart),
+ * the server is out of connections or resources (`53xxx`), or the socket broke. node-postgres
+ * reports a socket cut mid-query and a pool wait that timed out without a code, by message only.
+ * The same statement on a new connection, a moment later, can succeed.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    if (SOCKET_CODES.has(code)) return true;
+    if (/^(08|53)[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03')
+      return true;
+  }
+  const message = err instanceof Error ? err.message : '';
+  return /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended/i.test(
+    message,
+  );
+}
 /** Errors after which the same write, run again in a new transaction, can succeed. */
 export const RETRYABLE_STATES: ReadonlySet<string> = new Set(['40P01', '40001']);
 

@@ -3,6 +3,7 @@
  * checked before anything connects, with Baton's own `schema` parameter taken out, and a form
  * without the password for every message. A password must never reach an error or a log line.
  */
+import type pg from 'pg';
 import { BatonError } from '../../core/index.ts';
 
 export interface PostgresUrl {
@@ -91,4 +92,12 @@ export function redactError<E>(err: E, secret: string | undefined): E {
     e = e.cause;
   }
   return err;
+}
+
+/** A pool's settings without a password, for messages. */
+export function describePool(pool: pg.Pool): string {
+  const o = pool.options as pg.PoolConfig;
+  if (o.connectionString) return parsePostgresUrl(o.connectionString).redacted;
+  const user = o.user ? `${o.user}@` : '';
+  return `postgres://${user}${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
 }

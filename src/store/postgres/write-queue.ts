@@ -10,10 +10,16 @@
  * round. Separate concurrent transactions would race; one queue keeps the order while a batch
  * shares one commit (one WAL flush) between many writes. Other processes have their own queue;
  * row locks, SKIP LOCKED and advisory locks keep them apart.
+ *
+ * A lost connection (a terminated session, a restarted server, a broken socket) never ends the
+ * process: a batch that had not reached COMMIT was rolled back by the server, so it runs again, in
+ * order, on a new connection after a backoff (MAX_RECONNECTS times at most, then STORE_UNAVAILABLE).
+ * A COMMIT whose answer was lost may have been applied, so those writes fail as STORE_UNAVAILABLE:
+ * the runtime then leaves the run under its lease and lease recovery continues it from what was kept.
  */
 import type pg from 'pg';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
-import { execute, RETRYABLE_STATES, select, sqlState } from './sql.ts';
+import { execute, isConnectionLoss, RETRYABLE_STATES, select, sqlState } from './sql.ts';
 
 /** An event appended by a write, waiting for its id (drawn when the transaction commits). */
 export interface PendingEvent {
@@ -59,6 +65,8 @@ interface Pending {
   reject: (error: unknown) => void;
   /** Times it was rolled back by a deadlock and queued again. */
   retries: number;
+  /** Times its batch lost the connection before COMMIT and was queued again. */
+  lost: number;
 }
 
 interface Done {
@@ -75,19 +83,39 @@ interface Done {
 export const MAX_BATCH = 32;
 /** A write that keeps losing deadlocks fails after this many retries. */
 const MAX_RETRIES = 5;
+/**
+ * A write whose connection keeps breaking before COMMIT fails (STORE_UNAVAILABLE) after this many
+ * new connections. With the backoff below that spans about 6 s: a server restart or every session
+ * terminated is ridden out, a server that stays down is reported.
+ */
+export const MAX_RECONNECTS = 5;
+const RECONNECT_BASE_MS = 200;
+const RECONNECT_MAX_MS = 3_000;
+
+export interface WriteQueueHooks {
+  /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
+  flushEvents: (client: pg.PoolClient, scopes: readonly WriteScope[]) => Promise<void>;
+  /** Called after each commit with the events it appended. */
+  publish: (events: BatonEvent[], wake: boolean) => void;
+  /** Waits between reconnection attempts (the store's clock). */
+  sleep: (ms: number) => Promise<void>;
+  /** The error a write gets when its connection could not be kept (STORE_UNAVAILABLE). */
+  unavailable: (cause: unknown, committing: boolean) => Error;
+}
 
 export class PgWriteQueue {
   private pending: Pending[] = [];
   private draining: Promise<void> | undefined;
+  /** Wait before the next batch: its connection was lost (0 once a batch commits). */
+  private backoffMs = 0;
   commits = 0;
   maxBatch = 0;
+  /** Batches run again on a new connection after theirs was lost before COMMIT. */
+  reconnects = 0;
 
   constructor(
     private readonly pool: pg.Pool,
-    /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
-    private readonly flushEvents: (client: pg.PoolClient, scopes: readonly WriteScope[]) => Promise<void>,
-    /** Called after each commit with the events it appended. */
-    private readonly publish: (events: BatonEvent[], wake: boolean) => void,
+    private readonly hooks: WriteQueueHooks,
   ) {}
 
   run<T>(op: WriteOp<T>): Promise<T> {
@@ -97,6 +125,7 @@ export class PgWriteQueue {
         resolve: resolve as (v: unknown) => void,
         reject,
         retries: 0,
+        lost: 0,
       });
       this.draining ??= this.drain();
     });
@@ -109,7 +138,10 @@ export class PgWriteQueue {
 
   private async drain(): Promise<void> {
     try {
-      while (this.pending.length > 0) await this.commitBatch();
+      while (this.pending.length > 0) {
+        if (this.backoffMs > 0) await this.hooks.sleep(this.backoffMs);
+        await this.commitBatch();
+      }
     } finally {
       this.draining = undefined;
     }
@@ -120,7 +152,8 @@ export class PgWriteQueue {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      for (const p of this.pending.splice(0)) p.reject(error);
+      // Nothing was sent: every queued write can wait for the server and run later.
+      this.lostBeforeCommit(this.pending.splice(0), error);
       return;
     }
     // Taken once the connection is ready, so every write issued meanwhile joins this commit.
@@ -133,7 +166,7 @@ export class PgWriteQueue {
     };
     client.on('error', onError);
     try {
-      await this.runBatch(client, batch);
+      await this.runBatch(client, batch, () => broken !== undefined);
     } catch (error) {
       // The connection is in an unknown state (a query outside any write failed): drop it.
       broken ??= error instanceof Error ? error : new Error(String(error));
@@ -143,13 +176,14 @@ export class PgWriteQueue {
     }
   }
 
-  /** Runs the batch; throws only when the connection itself failed (every write is settled first). */
-  private async runBatch(client: pg.PoolClient, batch: Pending[]): Promise<void> {
+  /** Runs the batch; throws only when the connection itself failed (every write is settled or queued first). */
+  private async runBatch(client: pg.PoolClient, batch: Pending[], cut: () => boolean): Promise<void> {
     const savepoints = batch.length > 1;
     const done: Done[] = [];
     const failed: Array<{ pending: Pending; error: unknown }> = [];
     let retry: Pending[] = [];
     let index = 0;
+    let committing = false;
     try {
       await client.query('BEGIN');
       for (; index < batch.length; index++) {
@@ -159,6 +193,8 @@ export class PgWriteQueue {
         try {
           done.push({ pending, value: await pending.op(new Tx(client, scope)), scope });
         } catch (error) {
+          // The connection broke under this write: the whole transaction is gone, not this write.
+          if (isConnectionLoss(error) || cut()) throw error;
           const state = sqlState(error);
           const again = state !== undefined && RETRYABLE_STATES.has(state) && pending.retries < MAX_RETRIES;
           if (!savepoints) {
@@ -177,19 +213,30 @@ export class PgWriteQueue {
           failed.push({ pending, error });
         }
       }
-      await this.flushEvents(
+      await this.hooks.flushEvents(
         client,
         done.map((d) => d.scope),
       );
+      committing = true;
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
-      for (const d of done) d.pending.reject(error);
+      if (!committing && (isConnectionLoss(error) || cut())) {
+        // Nothing of this transaction was kept: run every write of it again, in the same order,
+        // on a new connection (a restarted server, a terminated session, a broken socket).
+        this.lostBeforeCommit(batch, error);
+        throw error;
+      }
+      // A lost COMMIT may or may not have been applied: those writes cannot simply run again.
+      const final =
+        committing && (isConnectionLoss(error) || cut()) ? this.hooks.unavailable(error, true) : error;
+      for (const d of done) d.pending.reject(final);
       for (const f of failed) f.pending.reject(f.error);
-      for (const p of batch.slice(index)) p.reject(error);
+      for (const p of batch.slice(index)) p.reject(final);
       throw error;
     }
     this.commits++;
+    this.backoffMs = 0;
     this.maxBatch = Math.max(this.maxBatch, done.length + failed.length);
     const [first, ...rest] = retry;
     if (first) this.requeue(first, rest);
@@ -200,7 +247,27 @@ export class PgWriteQueue {
     for (const p of batch) settled.get(p)?.();
     const events = done.flatMap((d) => d.scope.appended);
     const wake = done.some((d) => d.scope.wake);
-    if (events.length > 0 || wake) this.publish(events, wake);
+    if (events.length > 0 || wake) this.hooks.publish(events, wake);
+  }
+
+  /**
+   * Queues the writes of a batch that never reached COMMIT again, at the head and in issue order,
+   * after a backoff; a write that has lost its connection MAX_RECONNECTS times fails instead.
+   */
+  private lostBeforeCommit(batch: Pending[], error: unknown): void {
+    const again: Pending[] = [];
+    for (const p of batch) {
+      if (p.lost >= MAX_RECONNECTS) p.reject(this.hooks.unavailable(error, false));
+      else {
+        p.lost++;
+        again.push(p);
+      }
+    }
+    if (again.length === 0) return;
+    this.reconnects++;
+    const lost = Math.max(...again.map((p) => p.lost));
+    this.backoffMs = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (lost - 1));
+    this.pending.unshift(...again);
   }
 
   /** Puts a write that lost a deadlock back at the head of the queue, with the writes after it. */
