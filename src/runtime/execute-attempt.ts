@@ -39,6 +39,8 @@ export async function executeAttempt(
   run: RunRecord,
   owner: string,
   controller: AbortController,
+  /** Called once the body is over and only its end is left to record (the worker claims again). */
+  onEnding: () => void = () => {},
 ): Promise<void> {
   const task = engine.tasks.require(run.name);
   const fence = { runId: run.id, token: run.leaseToken };
@@ -206,6 +208,7 @@ export async function executeAttempt(
     // and is fenced the same way. A failure already seen ends the attempt here.
     if (startError) throw startError.error;
     s.replayed = ctx.replayed;
+    onEnding();
 
     if (outcome.kind === 'error' && outcome.error instanceof Suspension) {
       // The abandoned body's signal-aware work stops; its context already refuses writes.

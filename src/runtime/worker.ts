@@ -79,6 +79,18 @@ export class Worker {
   private unhint: (() => void) | undefined;
   /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
   private readonly offered = new Set<string>();
+  /**
+   * Attempts whose body is over and whose end is being recorded. Their slot is claimed again at
+   * once: the claim goes into the write queue beside the end's write, so one commit and one WAL sync
+   * serve both, instead of the claim waiting for the end's sync and then for its own.
+   */
+  private readonly ending = new Set<string>();
+  /**
+   * Runs claimed ahead of a free slot (at most one bite), launched the moment a slot frees: a slot's
+   * next run does not wait for a claim's commit and WAL sync, which overlap the running bodies.
+   */
+  private readonly ready: RunRecord[] = [];
+  private readonly prefetch: number;
   private readonly offers = new Set<Promise<void>>();
 
   constructor(
@@ -92,10 +104,26 @@ export class Worker {
     this.pollMs = Math.max(1, options.pollMs ?? 250);
     this.safetyPollMs = Math.max(this.pollMs, options.safetyPollMs ?? 5_000);
     this.sweepEveryMs = options.sweepEveryMs ?? 3_600_000;
+    this.prefetch = Math.min(this.concurrency, CLAIM_BATCH);
   }
 
   get running(): number {
     return this.active.size;
+  }
+
+  /** Slots taken: attempts whose body runs or is about to (claims offered), not those ending. */
+  private get busy(): number {
+    return this.active.size - this.ending.size + this.offered.size;
+  }
+
+  /** How many more runs to claim: the free slots and the ready bite. */
+  private get wanted(): number {
+    return this.concurrency + this.prefetch - this.busy - this.ready.length;
+  }
+
+  private launchReady(): void {
+    while (!this.stopped && this.ready.length > 0 && this.busy < this.concurrency)
+      this.launch(this.ready.shift() as RunRecord);
   }
 
   onTimer(kind: string, handler: TimerHandler): void {
@@ -137,7 +165,7 @@ export class Worker {
   offer(runIds: readonly string[]): void {
     if (this.stopped) return;
     // At most a bite in flight: claims committed together start their attempts in one turn.
-    const room = Math.min(this.concurrency - this.active.size, CLAIM_BATCH) - this.offered.size;
+    const room = Math.min(this.concurrency - this.busy, CLAIM_BATCH);
     const ids = runIds.slice(0, Math.max(0, room));
     if (ids.length === 0) return;
     for (const id of ids) this.offered.add(id);
@@ -190,8 +218,11 @@ export class Worker {
 
   private onCommitted(events: readonly BatonEvent[]): void {
     for (const e of events) {
-      if (e.type === 'run:cancelled' && this.active.has(e.runId))
+      if (e.type !== 'run:cancelled') continue;
+      if (this.active.has(e.runId))
         this.abortRun(e.runId, new BatonError('CANCELLED', `run ${e.runId} was cancelled`));
+      const held = this.ready.findIndex((r) => r.id === e.runId);
+      if (held >= 0) this.ready.splice(held, 1);
     }
     // Deliveries were queued with these: send them now rather than at the next poll.
     if (events.some((e) => e.type === 'tool:result' || e.type === 'tool:choice')) {
@@ -212,17 +243,18 @@ export class Worker {
         const chores = this.housekeeping();
         // Awaited below, after the claim; this only keeps an early failure from counting as unhandled.
         chores.catch(() => {});
-        const free = this.concurrency - this.active.size - this.offered.size;
-        if (free > 0) {
+        const wanted = this.wanted;
+        if (wanted > 0) {
           // In bites: claiming and starting a thousand runs in one go holds the event loop for
           // tens of milliseconds, and every deadline that comes due meanwhile fires late.
-          const limit = Math.min(free, CLAIM_BATCH);
+          const limit = Math.min(wanted, CLAIM_BATCH);
           const claimed = await this.claim(limit);
-          for (const run of claimed) this.launch(run);
+          this.ready.push(...claimed);
+          this.launchReady();
           if (claimed.length === limit) this.again = true;
         }
         await chores;
-      } while (this.again && !this.stopped && this.active.size + this.offered.size < this.concurrency);
+      } while (this.again && !this.stopped && this.wanted > 0);
     } catch (err) {
       this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
     } finally {
@@ -245,12 +277,19 @@ export class Worker {
 
   private launch(run: RunRecord): void {
     const controller = new AbortController();
-    const done = executeAttempt(this.engine, run, this.id, controller)
+    const ending = () => {
+      this.ending.add(run.id);
+      this.launchReady();
+      this.wake();
+    };
+    const done = executeAttempt(this.engine, run, this.id, controller, ending)
       .catch((err: unknown) => {
         this.engine.logger.error({ runId: run.id, err: serializeError(err) }, 'attempt crashed');
       })
       .finally(() => {
         this.active.delete(run.id);
+        this.ending.delete(run.id);
+        this.launchReady();
         this.wake();
       });
     this.active.set(run.id, { controller, done });
@@ -288,11 +327,16 @@ export class Worker {
 
   private async heartbeat(): Promise<void> {
     try {
-      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, [...this.active.keys()]));
+      const ids = [...this.active.keys(), ...this.ready.map((r) => r.id)];
+      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, ids));
       for (const runId of this.active.keys()) {
         if (!held.has(runId))
           this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));
       }
+      // A run held ready whose lease is gone (cancelled, taken back) is not started.
+      const lost = new Set(ids.filter((id) => !held.has(id)));
+      for (let i = this.ready.length - 1; i >= 0; i--)
+        if (lost.has((this.ready[i] as RunRecord).id)) this.ready.splice(i, 1);
     } catch (err) {
       this.engine.logger.warn({ err: serializeError(err).message }, 'heartbeat failed');
     }
@@ -379,6 +423,8 @@ export class Worker {
     this.unhint?.();
     // A claim offered just before stopping lands unlaunched; the release below hands it back.
     await Promise.all(this.offers);
+    // Claimed but never started: handed back with the rest below.
+    this.ready.length = 0;
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));
     await Promise.all([...this.active.values()].map((a) => a.done));
     await this.engine.store.releaseOwners([this.id], 'released');
