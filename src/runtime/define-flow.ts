@@ -7,29 +7,68 @@ import { BatonError, optionKeys, refuseUnknownKeys, ValidationError } from '../c
 import { type Duration, parseDuration } from '../time/index.ts';
 import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
 
+/** A data reference in a step's input, resolved when the step starts (protocol 002). */
+export interface StepReference {
+  data_reference: object;
+  fallback_config?: object;
+}
+
+/**
+ * A value of type `T` in which any field (or the whole value) may be a data reference: what a step
+ * written in code may pass to a task whose input is `T`.
+ */
+export type WithReferences<T> =
+  | StepReference
+  | (T extends readonly (infer E)[]
+      ? WithReferences<E>[]
+      : T extends (...args: never[]) => unknown
+        ? T
+        : T extends object
+          ? { [K in keyof T]: WithReferences<T[K]> }
+          : T);
+
+/** What a flow step may name as its task: a definition, or a name registered on the Baton instance. */
+// biome-ignore lint/suspicious/noExplicitAny: any task, whatever its input and output types
+export type FlowTask = TaskDefinition<any, any> | string;
+
+type LooseInput = Record<string, unknown> | unknown[] | string | number | boolean | null;
+
+/**
+ * A step's input, checked against its task's input type where the task is a definition: a value,
+ * or a function of the flow's input evaluated when the flow starts. A task named by string is
+ * looked up at start, so its input is checked then (by its schema).
+ */
+export type StepInputFor<FI, T> =
+  T extends TaskDefinition<infer I, unknown>
+    ? 0 extends 1 & I
+      ? ((flowInput: FI) => unknown) | LooseInput
+      : WithReferences<I> | ((flowInput: FI) => WithReferences<I>)
+    : ((flowInput: FI) => unknown) | LooseInput;
+
+/** Where the flow's input type is read from: a step input written as a function of it. */
+interface FlowInputOf<FI> {
+  input?: ((flowInput: FI) => unknown) | LooseInput;
+  // The step's other fields are checked by FlowStepOptions; this part only carries FI.
+  [field: string]: unknown;
+}
+
 /** One step of a flow: the task, its input and the steps it depends on. */
-export interface FlowStepOptions<FI> {
+export interface FlowStepOptions<FI, T extends FlowTask = FlowTask> {
   id: string;
   /** A task definition, or a task name registered on the Baton instance. */
-  task: TaskDefinition | string;
-  /** The step's input: a value, or a function of the flow's input evaluated when the flow starts. */
-  input?:
-    | ((flowInput: FI) => unknown)
-    | Record<string, unknown>
-    | unknown[]
-    | string
-    | number
-    | boolean
-    | null;
+  task: T;
+  /** The step's input, of the task's input type (data references allowed in any field). */
+  input?: StepInputFor<FI, T>;
   dependsOn?: string[];
   schedule?: unknown;
   transfer?: unknown;
 }
 
 /** Options of defineFlow: its name, steps and time budget. */
-export interface FlowOptions<FI> {
+export interface FlowOptions<FI, T extends readonly FlowTask[] = readonly FlowTask[]> {
   name: string;
-  steps: FlowStepOptions<FI>[];
+  /** The steps; each one's input is checked against its task's input type at compile time. */
+  steps: { [K in keyof T]: FlowStepOptions<FI, T[K]> } & readonly FlowInputOf<FI>[];
   /** The step whose output is the flow's output; without it the output maps step ids to outputs. */
   output?: string;
   budget?: Duration;
@@ -60,7 +99,9 @@ const STEP_KEYS = optionKeys<FlowStepOptions<unknown>>()(
 );
 
 /** Defines a flow: steps (tasks) with dependencies, run as a DAG in which each step is its own durable run. */
-export function defineFlow<FI = unknown>(options: FlowOptions<FI>): FlowDefinition<FI> {
+export function defineFlow<FI = unknown, const T extends readonly FlowTask[] = readonly FlowTask[]>(
+  options: FlowOptions<FI, T>,
+): FlowDefinition<FI> {
   if (typeof options?.name !== 'string' || options.name.length === 0)
     throw new ValidationError('flow.name', 'a non-empty string', options?.name, { code: 'INVALID_OPTION' });
   if (!Array.isArray(options.steps))
