@@ -24,6 +24,10 @@
  *   The report's arithmetic is verified on every run, and the bench throws if it does not hold.
  * - context.plan_protocol_example_defaults_ms: the same inputs under the default tables (references).
  * - context.plan_protocol_example_warm_ms: the trimming case again on one planner (counts cached).
+ * - context.plan_protocol_example_counting_ms / _other_ms: what the trimming case spends inside the
+ *   o200k counter (timed around it, a fresh counter per run) and outside it (JSON, sentence and word
+ *   segmentation, scoring); _counted_chars_ratio: text counted over the inputs' own JSON text
+ *   (summaries count their sentences and results again). Medians of 5.
  */
 
 import { execFile } from 'node:child_process';
@@ -32,6 +36,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+// The counter itself, unwrapped, to time what a plan spends counting (as _token-counter-child.ts does).
+import { loadEncoding } from '../src/context/encodings.ts';
 import {
   type ContextInput,
   type ContextPlan,
@@ -320,6 +326,52 @@ export default async function bench(): Promise<BenchMetric[]> {
     }
     metrics.push({ metric, value: median(runs), unit: 'ms' });
   }
+  // What the full-mode plan spends: the same runs with o200k's counter (a fresh one per run, as a
+  // fresh planner has) timed from outside, and how much text it is given beside the inputs' own.
+  const inputChars = inputs.reduce(
+    (sum, i) => sum + (typeof i.value === 'string' ? i.value : JSON.stringify(i.value)).length,
+    0,
+  );
+  const spent: Array<{ total: number; counting: number; chars: number }> = [];
+  for (let i = 0; i < 5; i++) {
+    const o200k = await loadEncoding('o200k_base');
+    const run = { total: 0, counting: 0, chars: 0 };
+    const timedCount = (text: string) => {
+      const start = performance.now();
+      const n = o200k(text);
+      run.counting += performance.now() - start;
+      run.chars += text.length;
+      return n;
+    };
+    const planner = await createContextPlanner({
+      customEncodings: { o200k_timed: timedCount },
+      defaultEncoding: 'o200k_timed',
+    });
+    const { ms, value } = await timed(() =>
+      planner.planContext({ ...request, transferConfig: { mode: 'full' } }),
+    );
+    verify(value, 'context.plan_protocol_example_counting_ms');
+    run.total = ms;
+    spent.push(run);
+  }
+  metrics.push(
+    {
+      metric: 'context.plan_protocol_example_counting_ms',
+      value: median(spent.map((r) => r.counting)),
+      unit: 'ms',
+    },
+    {
+      metric: 'context.plan_protocol_example_other_ms',
+      value: median(spent.map((r) => r.total - r.counting)),
+      unit: 'ms',
+    },
+    {
+      metric: 'context.plan_protocol_example_counted_chars_ratio',
+      value: median(spent.map((r) => r.chars / inputChars)),
+      unit: 'x',
+    },
+  );
+
   const warm = await createContextPlanner();
   await warm.planContext({ ...request, transferConfig: { mode: 'full' } });
   const warmRuns: number[] = [];

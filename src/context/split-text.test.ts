@@ -1,5 +1,43 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wordsOf } from './split-text.ts';
+import { detectLanguage, wordsOf } from './split-text.ts';
+
+describe('detectLanguage', () => {
+  // The rule as first written: one match per letter (every letter a string in an array).
+  const reference = (text: string) => {
+    const letters = text.match(/\p{L}/gu)?.length ?? 0;
+    if (letters === 0) return 'en';
+    return (text.match(/\p{Script=Han}/gu)?.length ?? 0) / letters >= 0.3 ? 'zh' : 'en';
+  };
+  const char = fc.constantFrom(
+    'a',
+    'Z',
+    ' ',
+    '1',
+    '.',
+    '中',
+    '文',
+    '𠀀',
+    '𝒜',
+    'é',
+    'ー',
+    'あ',
+    '\ud800',
+    '\udc00',
+  );
+
+  it('counts letters and Han characters by code point, as the one-match-per-letter rule did', () => {
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 60 }), (chars) => {
+        const text = chars.join('');
+        expect(detectLanguage(text)).toBe(reference(text));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(detectLanguage('注意力机制 attention')).toBe('zh');
+    expect(detectLanguage('attention is all you need 注')).toBe('en');
+  });
+});
 
 /** ICU's word-like segments, lowercased: what wordsOf returned before it skipped ICU for prose. */
 function icuWords(text: string, language: 'en' | 'zh'): string[] {

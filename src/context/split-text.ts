@@ -17,15 +17,34 @@ export interface Sentence {
   bullet: boolean;
 }
 
-const HAN = /\p{Script=Han}/gu;
-const LETTER = /\p{L}/gu;
+const HAN = /\p{Script=Han}+/gu;
+const LETTER = /\p{L}+/gu;
+
+/**
+ * Code points in the runs `pattern` (global, unicode) matches. Counted run by run: `match()` with
+ * a one-character pattern built an array of a string per letter, a visible part of planning.
+ */
+function codePointsMatching(text: string, pattern: RegExp): number {
+  let n = 0;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    const run = m[0];
+    n += run.length;
+    // A surrogate pair is one code point (the unicode flag matches it whole).
+    for (let i = 0; i < run.length; i++) {
+      const c = run.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) n--;
+    }
+  }
+  return n;
+}
 
 /** 'zh' when Han characters are at least 30% of the letters, else 'en'. */
 export function detectLanguage(text: string): Language {
   const sample = text.length > 20_000 ? text.slice(0, 20_000) : text;
-  const letters = sample.match(LETTER)?.length ?? 0;
+  const letters = codePointsMatching(sample, LETTER);
   if (letters === 0) return 'en';
-  const han = sample.match(HAN)?.length ?? 0;
+  const han = codePointsMatching(sample, HAN);
   return han / letters >= 0.3 ? 'zh' : 'en';
 }
 
