@@ -1,7 +1,8 @@
 /**
  * `GET /health` (open even with a token: load balancers probe it) and `GET /metrics` (Prometheus
  * text exposition). Health says whether the store answers, which workers are registered, and how
- * many runs are in each status; it never includes run data.
+ * many runs are in each status, and what the store warns about (Postgres: autovacuum off, a long
+ * transaction pinning the vacuum horizon, clock skew, LISTEN down); it never includes run data.
  */
 import { RunStatuses } from '../core/index.ts';
 import type { RouteContext } from './run-routes.ts';
@@ -11,11 +12,20 @@ export async function healthRoute(rc: RouteContext): Promise<Response> {
   const { baton } = rc;
   const worker = baton.worker ? { id: baton.worker.id, running: baton.worker.running } : null;
   try {
-    const [counts, workers] = await Promise.all([baton.store.countRuns(), baton.store.listWorkers()]);
+    const [counts, workers, health] = await Promise.all([
+      baton.store.countRuns(),
+      baton.store.listWorkers(),
+      // Warnings are advice: the store answering is what makes the process healthy.
+      baton.store.health?.().catch(() => undefined),
+    ]);
     const runs = Object.fromEntries(RunStatuses.map((s) => [s, counts[s] ?? 0]));
     return jsonResponse({
       ok: true,
-      store: { dialect: baton.store.dialect, ok: true },
+      store: {
+        dialect: baton.store.dialect,
+        ok: true,
+        ...(health ? { warnings: health.warnings } : {}),
+      },
       workers: { registered: workers.length, here: worker },
       runs,
     });

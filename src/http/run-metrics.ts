@@ -43,6 +43,21 @@ export interface BatonMetrics {
 export function createBatonMetrics(clock: Clock, registry = new MetricsRegistry()): BatonMetrics {
   const runs = registry.gauge('baton_runs', 'Runs by status (all runs in the store).');
   const workers = registry.gauge('baton_workers', 'Workers registered in the store.');
+  const storeWarnings = registry.gauge(
+    'baton_store_warning',
+    'A warning about the database the store reports (1 per warning code; see GET /health).',
+  );
+  // The store's own figures (Postgres: autovacuum, oldest transaction, clock skew, table sizes),
+  // registered the first time the store reports each.
+  const healthGauges = new Map<string, Gauge>();
+  const healthGauge = (name: string, help: string): Gauge => {
+    let g = healthGauges.get(name);
+    if (!g) {
+      g = registry.gauge(name, help);
+      healthGauges.set(name, g);
+    }
+    return g;
+  };
   const checkpointSaveMs = registry.histogram(
     'baton_checkpoint_save_ms',
     'Time to save a checkpoint, in ms.',
@@ -110,6 +125,14 @@ export function createBatonMetrics(clock: Clock, registry = new MetricsRegistry(
         runs.reset();
         for (const s of RunStatuses) runs.set(counts[s] ?? 0, { status: s });
         workers.set((await store.listWorkers()).length);
+        if (store.health) {
+          // A scrape must not fail because a health figure could not be read: the runs above stand.
+          const health = await store.health().catch(() => undefined);
+          storeWarnings.reset();
+          for (const w of health?.warnings ?? []) storeWarnings.set(1, { code: w.code });
+          for (const g of health?.gauges ?? []) healthGauge(g.name, g.help).reset();
+          for (const g of health?.gauges ?? []) healthGauge(g.name, g.help).set(g.value, g.labels);
+        }
       });
     },
   };

@@ -5,6 +5,7 @@
  */
 import { afterAll, expect, it } from 'vitest';
 import { isBatonError } from '../core/index.ts';
+import { createHttpHandler } from '../http/index.ts';
 import {
   describePostgres,
   PG_URL,
@@ -139,5 +140,29 @@ describePostgres('createBaton on Postgres', () => {
     expect((failed as Error).message).toMatch(/cannot open the Postgres store at postgres:\/\/root:\*\*\*@/);
     expect(String((failed as Error).stack)).not.toContain(SECRET);
     await baton.close();
+  });
+
+  it("reports the store's warnings on /health and its figures on /metrics (issue 13 item 5)", async () => {
+    const schema = schemas.fresh();
+    const baton = createBaton({ store: urlFor(schema), worker: false });
+    closers.push(() => baton.close());
+    const handler = createHttpHandler(baton);
+    const health = (await (await handler(new Request('http://baton.test/health'))).json()) as {
+      ok: boolean;
+      store: { dialect: string; warnings: Array<{ code: string; message: string }> };
+    };
+    expect(health.ok).toBe(true);
+    expect(health.store.dialect).toBe('postgres');
+    const autovacuum = await withClient((c) => c.query(`SELECT current_setting('autovacuum') AS a`));
+    expect(health.store.warnings.some((w) => w.code === 'autovacuum_off')).toBe(
+      autovacuum.rows[0].a !== 'on',
+    );
+    const metrics = await (await handler(new Request('http://baton.test/metrics'))).text();
+    expect(metrics).toMatch(/^baton_pg_autovacuum [01]$/m);
+    expect(metrics).toMatch(/^baton_pg_table_bytes\{table="runs"\} \d+$/m);
+    expect(metrics).toContain('# TYPE baton_pg_clock_skew_ms gauge');
+    if (autovacuum.rows[0].a !== 'on')
+      expect(metrics).toContain('baton_store_warning{code="autovacuum_off"} 1');
+    handler.close();
   });
 });

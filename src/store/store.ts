@@ -122,6 +122,19 @@ export const TIMER_HOLD_MS = 30_000;
 export type WakeChannel = 'work' | 'events';
 
 /** The storage port Baton runs on (SQLite file or Postgres): runs, events, checkpoints, timers. */
+/** Something about the database an operator should act on (`GET /health`). */
+export interface StoreWarning {
+  /** Stable, for alerts: autovacuum_off, long_transaction, clock_skew, listen_unavailable, dead_rows. */
+  code: string;
+  message: string;
+}
+
+export interface StoreHealth {
+  warnings: StoreWarning[];
+  /** Figures for `/metrics` (Prometheus gauges). */
+  gauges: Array<{ name: string; help: string; value: number; labels?: Readonly<Record<string, string>> }>;
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** A description for messages, e.g. the database file path. */
@@ -202,6 +215,11 @@ export interface Store {
   onWake?(listener: (channel: WakeChannel) => void): () => void;
   /** True while hints arrive: polling may be slow. */
   readonly hinting?: boolean;
+  /**
+   * What an operator should act on (a database setting, a pinned vacuum horizon, clock skew) and
+   * figures for `/metrics`. Stores with nothing to report leave it out.
+   */
+  health?(): Promise<StoreHealth>;
 
   // durable timers
   addTimer(timer: TimerRecord): Promise<void>;

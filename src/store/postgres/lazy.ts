@@ -187,6 +187,9 @@ export class DeferredPostgresStore implements Store, PostgresReads {
   onEvents(...a: Parameters<Store['onEvents']>) {
     return this.attach((s) => s.onEvents(...a));
   }
+  health() {
+    return this.call((s) => s.health());
+  }
   onWake(...a: Parameters<PostgresStore['onWake']>) {
     return this.attach((s) => s.onWake(...a));
   }

@@ -30,6 +30,7 @@ import type {
   RunPatch,
   RunQuery,
   Store,
+  StoreHealth,
   SweepResult,
   TransitionGuard,
   WakeChannel,
@@ -37,6 +38,7 @@ import type {
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
+import { storeHealth } from './health.ts';
 import { PgGraphCheckpoints } from './langgraph-tables.ts';
 import { POSTGRES_STORE } from './lazy.ts';
 import { migrate, openError } from './migrate.ts';
@@ -287,14 +289,7 @@ export class PostgresStore implements Store {
   }
 
   appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]> {
-    return this.op(() =>
-      this.ctx.write(async (tx) => {
-        if (fence) await this.ctx.checkFence(tx, fence);
-        await this.ctx.appendEvents(tx, events);
-        // Filled with ids when the batch commits, before this write resolves.
-        return tx.scope.appended;
-      }),
-    );
+    return this.op(() => runs.appendEvents(this.ctx, events, fence));
   }
 
   readEvents(query: EventQuery) {
@@ -316,6 +311,11 @@ export class PostgresStore implements Store {
 
   get hinting(): boolean {
     return this.wakeups.live;
+  }
+
+  /** Warnings and figures about the database (autovacuum, xmin horizon, clock skew, LISTEN, table sizes). */
+  health(): Promise<StoreHealth> {
+    return this.op(() => storeHealth(this.ctx, this.wakeups));
   }
 
   /** Wake-up figures: notifications sent and received, LISTEN reconnects. */

@@ -1,6 +1,6 @@
 /** Creating runs and moving them through the state machine, flows advancing in the same transaction. */
-import { BatonError, type NewEvent } from '../../core/index.ts';
-import type { Effects, NewRun, RunRecord } from '../records.ts';
+import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
+import type { Effects, Fence, NewRun, RunRecord } from '../records.ts';
 import { json, type RunRow, toRun } from '../rows.ts';
 import { type EncodedPatch, encodePatch, planTransition, runNotFound } from '../run-rules.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
@@ -137,4 +137,18 @@ async function transitionIn(
   const [row] = await tx.select<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [runId]);
   if (!row) throw runNotFound(runId);
   return toRun(row);
+}
+
+/** Events alone (fenced when an attempt writes them); resolves with their ids once committed. */
+export function appendEvents(
+  ctx: PgContext,
+  events: readonly NewEvent[],
+  fence?: Fence,
+): Promise<BatonEvent[]> {
+  return ctx.write(async (tx) => {
+    if (fence) await ctx.checkFence(tx, fence);
+    await ctx.appendEvents(tx, events);
+    // Filled with ids when the batch commits, before this write resolves.
+    return tx.scope.appended;
+  });
 }

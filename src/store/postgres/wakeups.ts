@@ -76,6 +76,11 @@ export class PgWakeups {
     return this.listening;
   }
 
+  /** True when this store should be listening: LISTEN mode and someone subscribed. */
+  get wanted(): boolean {
+    return this.options.mode === 'listen' && this.listeners.size > 0 && !this.closed;
+  }
+
   subscribe(listener: (channel: WakeChannel) => void): () => void {
     this.listeners.add(listener);
     if (this.options.mode === 'listen' && !this.client && !this.closed) void this.connect();
