@@ -4,7 +4,6 @@
  * further writes, so a task that ignored its signal cannot change anything after its deadline.
  */
 import type { Logger } from 'pino';
-import type { ZodType } from 'zod';
 import {
   assertJsonValue,
   BatonError,
@@ -17,12 +16,20 @@ import {
   newEvent,
   ValidationError,
 } from '../core/index.ts';
-import type { Fence, Store } from '../store/index.ts';
+import type { Fence, RunRecord, Store } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration } from '../time/index.ts';
 import { approvalAnswer, checkApproval } from './approval.ts';
 import type { TaskDefinition } from './define-task.ts';
-import { type ApprovalWait, DurableWaits } from './durable-waits.ts';
-import { childIdOf, type InvokeOptions, type InvokeOutcome, outcomeOf } from './invoke-child.ts';
+import {
+  awaitSignal,
+  invokeChild,
+  SIGNAL_NAME,
+  SIGNAL_NAME_EXPECTED,
+  type SignalStep,
+  sleepAt,
+} from './durable-calls.ts';
+import { DurableWaits } from './durable-waits.ts';
+import type { InvokeOptions, InvokeOutcome } from './invoke-child.ts';
 import { runTool } from './run-tool.ts';
 import type {
   ApprovalAnswer,
@@ -85,6 +92,7 @@ export class AttemptContext implements TaskContext {
   readonly dependencies: Readonly<Record<string, DependencyOutput>>;
   readonly mode: string | undefined;
   readonly fast: boolean;
+  readonly deadlineAt: number | null;
   readonly time: TimeKeeper;
   /** Findings recorded by this attempt, in order. */
   readonly findings: unknown[] = [];
@@ -112,6 +120,7 @@ export class AttemptContext implements TaskContext {
     this.dependencies = init.dependencies;
     this.mode = init.mode;
     this.fast = init.fast;
+    this.deadlineAt = init.deadlineAt;
     this.lastState = init.lastCheckpoint?.state;
     this.time = new TimeKeeper(init.time, init.clock, (change, a) =>
       this.emit_([
@@ -130,7 +139,12 @@ export class AttemptContext implements TaskContext {
     this.closedReason ??= reason;
   }
 
-  private ensureOpen(what: string): void {
+  /** Throws LEASE_LOST once the attempt is over. */
+  getRun(id: string): Promise<RunRecord | undefined> {
+    return this.init.store.getRun(id);
+  }
+
+  ensureOpen(what: string): void {
     if (this.closedReason !== undefined)
       throw new BatonError('LEASE_LOST', `${what} after the attempt ended (${this.closedReason})`, {
         data: { runId: this.runId, attempt: this.attempt },
@@ -160,32 +174,9 @@ export class AttemptContext implements TaskContext {
    * Starts a child run (memoized: the child's id is derived from this call's key) and awaits its
    * outcome; while the child is open the attempt suspends (`waiting: child`).
    */
-  async invoke<I, O>(
-    task: TaskDefinition<I, O>,
-    input: I,
-    options: InvokeOptions = {},
-  ): Promise<InvokeOutcome<O>> {
-    const key = this.waits.nextKey('invoke', options.key);
-    const found = this.stepLookup(key);
-    const childId = found.hit ? (found.value as { childId: string }).childId : childIdOf(this.runId, key);
-    const child = await this.waits.track(async () => {
-      if (!found.hit) {
-        await this.init.startChild(task as TaskDefinition, input, options, childId);
-        await this.stepRecord(key, { childId }, 0);
-      }
-      return this.init.store.getRun(childId);
-    });
-    if (!child)
-      throw new BatonError(
-        'RUN_NOT_FOUND',
-        `the child run ${childId} of ctx.invoke("${task.name}") is gone`,
-        {
-          data: { key, childId },
-        },
-      );
-    const outcome = outcomeOf<O>(child);
-    if (outcome) return outcome;
-    return this.waits.wait({ kind: 'child', key, childId, timeoutAt: null });
+  invoke<I, O>(task: TaskDefinition<I, O>, input: I, options: InvokeOptions = {}): Promise<InvokeOutcome<O>> {
+    const start = (id: string) => this.init.startChild(task as TaskDefinition, input, options, id);
+    return invokeChild(this, task.name, options.key, start);
   }
 
   async waitFor<T = unknown>(name: string, options: WaitForOptions<T> = {}): Promise<WaitForResult<T>> {
@@ -194,75 +185,35 @@ export class AttemptContext implements TaskContext {
     const timeoutMs =
       options.timeout === undefined ? null : parseDuration(options.timeout, 'ctx.waitFor timeout');
     const key = this.waits.nextKey('signal', options.key);
-    return this.awaitSignal(name, key, timeoutMs, options.schema, `ctx.waitFor("${name}")`);
+    return awaitSignal(this, name, key, timeoutMs, options.schema, `ctx.waitFor("${name}")`);
   }
 
   async requestApproval(question: ApprovalQuestion): Promise<ApprovalAnswer> {
     const q = checkApproval(question, this.taskName);
     const key = this.waits.nextKey('signal', `approval:${q.key}`);
-    const r = await this.awaitSignal(
-      q.signal,
-      key,
-      q.timeoutMs,
-      undefined,
-      `ctx.requestApproval("${q.key}")`,
-      {
-        request: q.request,
-        onTimeout: q.onTimeout,
-      },
-    );
+    const wait = { request: q.request, onTimeout: q.onTimeout };
+    const what = `ctx.requestApproval("${q.key}")`;
+    const r = await awaitSignal(this, q.signal, key, q.timeoutMs, undefined, what, wait);
     return approvalAnswer(r, q.onTimeout);
   }
 
-  private async awaitSignal<T>(
-    name: string,
-    key: string,
-    timeoutMs: number | null,
-    schema: ZodType<T> | undefined,
-    what: string,
-    approval?: ApprovalWait,
-  ): Promise<WaitForResult<T>> {
-    const found = this.stepLookup(key);
-    if (found.hit) return signalResult(found.value as SignalStep, name, schema);
-    // The timeout is counted from the first call, whatever replays follow.
-    let timeoutAt: number | null = null;
-    if (timeoutMs !== null) {
-      const untilKey = `${key}:until`;
-      const until = this.stepLookup(untilKey);
-      if (until.hit) timeoutAt = (until.value as { timeoutAt: number }).timeoutAt;
-      else {
-        const at = this.clock.now() + timeoutMs;
-        await this.waits.track(() => this.stepRecord(untilKey, { timeoutAt: at }, 0));
-        timeoutAt = at;
-      }
-    }
-    this.ensureOpen(what);
-    const read = await this.waits.track(() =>
-      this.init.store.readSignal(
-        this.init.fence,
-        name,
-        { key, attempt: this.attempt, version: this.init.version },
-        [newEvent(this.runId, 'step:completed', { key, durationMs: 0 })],
-      ),
+  /** Reads the oldest unread signal `name` as the memoized step `key` (fenced), if one is there. */
+  async readSignal(name: string, key: string): Promise<SignalStep | undefined> {
+    const read = await this.init.store.readSignal(
+      this.init.fence,
+      name,
+      { key, attempt: this.attempt, version: this.init.version },
+      [newEvent(this.runId, 'step:completed', { key, durationMs: 0 })],
     );
-    if (read) {
-      const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
-      this.init.memo.set(key, value);
-      return signalResult(value, name, schema);
-    }
-    const now = this.clock.now();
-    if (timeoutAt !== null && timeoutAt <= now) {
-      const value = (await this.waits.track(() =>
-        this.stepRecord(key, { timeout: { at: now } }, 0),
-      )) as SignalStep;
-      return signalResult(value, name, schema);
-    }
-    return this.waits.wait({ kind: 'signal', key, name, timeoutAt, ...(approval ? { approval } : {}) });
+    if (!read) return undefined;
+    const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
+    this.init.memo.set(key, value);
+    return value;
   }
 
   sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {
     const ms = parseDuration(duration, 'ctx.sleep duration');
-    return this.sleepAt(this.clock.now() + ms, options.key, 'ctx.sleep');
+    return sleepAt(this, this.clock.now() + ms, options.key, 'ctx.sleep');
   }
 
   sleepUntil(at: Date | number, options: DurableOptions = {}): Promise<void> {
@@ -271,33 +222,7 @@ export class AttemptContext implements TaskContext {
       throw new ValidationError('ctx.sleepUntil time', 'a valid Date or epoch milliseconds', at, {
         code: 'INVALID_OPTION',
       });
-    return this.sleepAt(ms, options.key, 'ctx.sleepUntil');
-  }
-
-  /**
-   * A durable sleep is a memoized step holding its wake time: the first call records it, and
-   * every replay reads it back, so a sleep of an hour wakes an hour after the first call however
-   * many times the body runs. While it is not over the attempt suspends (`waiting: timer`).
-   */
-  private async sleepAt(at: number, own: string | undefined, what: string): Promise<void> {
-    const key = this.waits.nextKey('sleep', own);
-    const found = this.stepLookup(key);
-    let wakeAt: number;
-    if (found.hit) wakeAt = (found.value as { wakeAt: number }).wakeAt;
-    else {
-      if (at <= this.clock.now()) return;
-      const deadline = this.init.deadlineAt;
-      if (deadline !== null && at > deadline)
-        throw new BatonError(
-          'INVALID_OPTION',
-          `${what} until ${new Date(at).toISOString()} would wake after the run's time budget ends (${new Date(deadline).toISOString()})`,
-          { data: { key, wakeAt: at, deadlineAt: deadline } },
-        );
-      await this.waits.track(() => this.stepRecord(key, { wakeAt: at }, 0));
-      wakeAt = at;
-    }
-    if (wakeAt <= this.clock.now()) return;
-    return this.waits.wait({ kind: 'timer', key, wakeAt });
+    return sleepAt(this, ms, options.key, 'ctx.sleepUntil');
   }
 
   /**
@@ -467,30 +392,4 @@ export class AttemptContext implements TaskContext {
       options,
     );
   }
-}
-
-/** Signal names: what `baton signal`, the HTTP route and ctx.waitFor accept. */
-export const SIGNAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-export const SIGNAL_NAME_EXPECTED = 'a signal name of 1-128 letters, digits, _ . : or -';
-
-/** What a ctx.waitFor records: the signal it read, or the moment it timed out. */
-type SignalStep =
-  | { signal: { id: string; payload: unknown; sentAt: number }; timeout?: undefined }
-  | { timeout: { at: number }; signal?: undefined };
-
-function signalResult<T>(value: SignalStep, name: string, schema: ZodType<T> | undefined): WaitForResult<T> {
-  if (value.timeout) return { status: 'timeout', timedOutAt: value.timeout.at };
-  const { id, payload, sentAt } = value.signal;
-  if (!schema) return { status: 'received', payload: payload as T, signalId: id, sentAt };
-  const parsed = schema.safeParse(payload);
-  if (!parsed.success)
-    throw new BatonError(
-      'INVALID_INPUT',
-      `the payload of signal "${name}" does not match its schema: ${parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `payload${i.path.length > 0 ? `.${i.path.join('.')}` : ''}: ${i.message}`)
-        .join('; ')}`,
-      { data: { signal: name, signalId: id } },
-    );
-  return { status: 'received', payload: parsed.data, signalId: id, sentAt };
 }

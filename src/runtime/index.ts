@@ -1,12 +1,6 @@
 /** The engine: tasks, flows, runs, attempts, workers, leases, resume. */
-export {
-  Baton,
-  type BatonOptions,
-  createBaton,
-  type RunHandle,
-  type RunOutcome,
-  type ScheduleOptions,
-} from './baton.ts';
+export { Baton, createBaton, type RunHandle, type RunOutcome } from './baton.ts';
+export type { BatonOptions, ScheduleOptions } from './baton-options.ts';
 export { type EndedByAnswer, endedByAnswer, type OpenDecision } from './decisions.ts';
 export { type AgentOutput, type AgentTaskOptions, defineAgentTask } from './define-agent-task.ts';
 export {

@@ -17,7 +17,8 @@ import { openSqliteStore } from '../store/index.ts';
 import { advanceUntil, eventOf } from '../testing/index.ts';
 import { ManualClock } from '../time/index.ts';
 import { defineTool } from '../tools/index.ts';
-import { type Baton, type BatonOptions, createBaton } from './baton.ts';
+import { type Baton, createBaton } from './baton.ts';
+import type { BatonOptions } from './baton-options.ts';
 import { defineFlow, loadPlan } from './define-flow.ts';
 import type { Delivered } from './delivery-service.ts';
 

@@ -5,7 +5,7 @@
  * at once in this process.
  */
 import { assertJsonDepth, BatonError, newEvent, newId, ValidationError } from '../core/index.ts';
-import { SIGNAL_NAME, SIGNAL_NAME_EXPECTED } from './attempt-context.ts';
+import { SIGNAL_NAME, SIGNAL_NAME_EXPECTED } from './durable-calls.ts';
 import type { Engine } from './engine.ts';
 import { MAX_INPUT_BYTES } from './start-run.ts';
 import { WAKE_TIMER, wakeIfReady } from './wake-run.ts';
