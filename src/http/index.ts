@@ -19,13 +19,21 @@ export {
   MetricsRegistry,
   MS_BUCKETS,
 } from './metrics-registry.ts';
+export type { Health } from './ops-routes.ts';
 export type { Overview } from './overview-route.ts';
+export type { RunDetails, RunPage } from './read-routes.ts';
 export type { AttemptPlan, BudgetView, RunInsight } from './run-insight.ts';
 export { type BatonMetrics, createBatonMetrics, measureStore } from './run-metrics.ts';
 export { invocationTimeoutMs } from './run-routes.ts';
 export type { RunRow } from './run-selection.ts';
 export type { InvocationFacts, RunView } from './run-views.ts';
 export { type HttpServer, isLoopback, type ServeHttpOptions, serveHttp } from './serve-http.ts';
-export { type SuccessBody, timeoutCode } from './sync-outcome.ts';
+export {
+  type AcceptedBody,
+  type DecisionBody,
+  type SuccessBody,
+  type TimeoutBody,
+  timeoutCode,
+} from './sync-outcome.ts';
 export type { CheckpointView, Timeline } from './timeline-route.ts';
 export { type ErrorBody, HttpCodes, STATUS_BY_CODE } from './wire-errors.ts';

@@ -5,8 +5,17 @@
  * transaction pinning the vacuum horizon, clock skew, LISTEN down); it never includes run data.
  */
 import { RunStatuses } from '../core/index.ts';
+import type { StoreWarning } from '../store/index.ts';
 import type { RouteContext } from './run-routes.ts';
 import { jsonResponse } from './wire-errors.ts';
+
+/** `GET /health`. */
+export interface Health {
+  ok: boolean;
+  store: { dialect: string; ok: boolean; error?: string; warnings?: StoreWarning[] };
+  workers: { registered: number | null; here: { id: string; running: number } | null };
+  runs: Record<string, number> | null;
+}
 
 export async function healthRoute(rc: RouteContext): Promise<Response> {
   const { baton } = rc;
@@ -19,7 +28,7 @@ export async function healthRoute(rc: RouteContext): Promise<Response> {
       baton.store.health?.().catch(() => undefined),
     ]);
     const runs = Object.fromEntries(RunStatuses.map((s) => [s, counts[s] ?? 0]));
-    return jsonResponse({
+    return health_({
       ok: true,
       store: {
         dialect: baton.store.dialect,
@@ -30,7 +39,7 @@ export async function healthRoute(rc: RouteContext): Promise<Response> {
       runs,
     });
   } catch (err) {
-    return jsonResponse(
+    return health_(
       {
         ok: false,
         store: { dialect: baton.store.dialect, ok: false, error: (err as Error).message },
@@ -40,6 +49,10 @@ export async function healthRoute(rc: RouteContext): Promise<Response> {
       503,
     );
   }
+}
+
+function health_(body: Health, status = 200): Response {
+  return jsonResponse(body, status);
 }
 
 export async function metricsRoute(rc: RouteContext): Promise<Response> {

@@ -4,19 +4,40 @@
  * `baton decide` takes it) and `POST /runs/:id/cancel`.
  */
 import { BatonError, isBatonError } from '../core/index.ts';
-import { runMetaOf } from '../runtime/index.ts';
+import { type OpenDecision, runMetaOf } from '../runtime/index.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { CancelBody, ListQuery, parseRequest, queryOf } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
-import { runRow, selectRuns } from './run-selection.ts';
+import { type RunRow, runRow, selectRuns } from './run-selection.ts';
 import { runView } from './run-views.ts';
 import { jsonResponse } from './wire-errors.ts';
+
+/** `GET /runs`: a page of runs, newest first. */
+export interface RunPage {
+  success: true;
+  now: number;
+  runs: RunRow[];
+  nextCursor: string | null;
+}
+
+/** `GET /runs/:id`: the run, a flow's steps, a task's invoked children and its open questions. */
+export interface RunDetails {
+  success: true;
+  now: number;
+  run: RunRow;
+  steps?: RunRow[];
+  children?: RunRow[];
+  decision: OpenDecision | null;
+  /** Every open question when several steps ask at once. */
+  decisions?: OpenDecision[];
+}
 
 export async function listRoute(rc: RouteContext, request: Request): Promise<Response> {
   const { limit = 50, cursor, ...filter } = parseRequest(ListQuery, queryOf(new URL(request.url)), 'query');
   const { runs, nextCursor } = await selectRuns(rc, filter, { cursor, limit });
   const now = rc.clock.now();
-  return jsonResponse({ success: true, now, runs: runs.map((r) => runRow(rc, r, now)), nextCursor });
+  const page: RunPage = { success: true, now, runs: runs.map((r) => runRow(rc, r, now)), nextCursor };
+  return jsonResponse(page);
 }
 
 export async function getRoute(rc: RouteContext, id: string): Promise<Response> {
@@ -26,7 +47,7 @@ export async function getRoute(rc: RouteContext, id: string): Promise<Response> 
   const children = run.kind === 'task' ? await rc.baton.listRuns({ parentId: id, limit: 10_000 }) : [];
   const decisions = await rc.baton.openDecisions(id);
   const now = rc.clock.now();
-  return jsonResponse({
+  const details: RunDetails = {
     success: true,
     now,
     run: runRow(rc, run, now),
@@ -34,7 +55,8 @@ export async function getRoute(rc: RouteContext, id: string): Promise<Response> 
     ...(children.length > 0 ? { children: children.map((c) => runRow(rc, c, now)) } : {}),
     decision: decisions[0] ?? null,
     ...(decisions.length > 1 ? { decisions } : {}),
-  });
+  };
+  return jsonResponse(details);
 }
 
 export async function decideRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {

@@ -4,6 +4,7 @@
  * or 408 with the resumable-timeout body (`details.jobId`, `canResume`, `wasResumed`,
  * `durationMs`, `timeoutMs`) — and 422 for a failed run, 202 for a pending decision.
  */
+import type { DecisionRequest, RunStatus } from '../core/index.ts';
 import type { Baton, OpenDecision } from '../runtime/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
@@ -70,6 +71,33 @@ export interface SuccessBody {
   };
 }
 
+/** 202 for an async start or resume. */
+export interface AcceptedBody {
+  success: true;
+  jobId: string;
+  status: RunStatus;
+}
+
+/** The protocol's 408 body. */
+export interface TimeoutBody extends ErrorBody {
+  details: { jobId: string; canResume: boolean; wasResumed: boolean; durationMs: number; timeoutMs: number };
+}
+
+/** 202 when a sync run (or, for a flow, one of its steps) stopped to wait for a decision. */
+export interface DecisionBody {
+  success: true;
+  jobId: string;
+  /** `waiting` for a task; a flow whose step asks is still `running`. */
+  status: RunStatus;
+  waitReason: 'decision';
+  decision: DecisionRequest;
+  /** For a flow: the step run that asks (the answer may go to the flow's id when only one asks). */
+  stepRunId?: string;
+  stepId?: string | null;
+  /** Every open question when several steps ask at once. */
+  decisions?: OpenDecision[];
+}
+
 /** The 003 `insights` of an agent output (`defineAgentTask`): its text and context summary. */
 function insightsOf(output: unknown): SuccessBody['insights'] {
   if (typeof output !== 'object' || output === null) return undefined;
@@ -125,7 +153,7 @@ export function timeoutResponse(settled: Settled, wait: SyncWait, resumed: boole
   const next = parked
     ? 'A checkpoint was saved - retry with resumeJobId to continue.'
     : 'The job is still running - retry with resumeJobId to continue.';
-  const body: ErrorBody = {
+  const body: TimeoutBody = {
     success: false,
     error: timeoutCode(run.name),
     message: `${run.name} timed out after ${timeoutMs}ms. ${next}`,
@@ -163,19 +191,18 @@ export function settledResponse(settled: Settled, wait: SyncWait, resumed: boole
     default: {
       // The run, or for a flow one of its steps, waits for an answer (POST /runs/:id/decisions).
       const [first] = settled.decisions;
-      if (first)
-        return jsonResponse(
-          {
-            success: true,
-            jobId: run.id,
-            status: run.status,
-            waitReason: 'decision',
-            decision: first.request,
-            ...(first.runId !== run.id ? { stepRunId: first.runId, stepId: first.stepId } : {}),
-            ...(settled.decisions.length > 1 ? { decisions: settled.decisions } : {}),
-          },
-          202,
-        );
+      if (first) {
+        const body: DecisionBody = {
+          success: true,
+          jobId: run.id,
+          status: run.status,
+          waitReason: 'decision',
+          decision: first.request,
+          ...(first.runId !== run.id ? { stepRunId: first.runId, stepId: first.stepId } : {}),
+          ...(settled.decisions.length > 1 ? { decisions: settled.decisions } : {}),
+        };
+        return jsonResponse(body, 202);
+      }
       return timeoutResponse(settled, wait, resumed);
     }
   }
@@ -183,5 +210,6 @@ export function settledResponse(settled: Settled, wait: SyncWait, resumed: boole
 
 /** 202 for async mode. */
 export function acceptedResponse(run: RunRecord): Response {
-  return jsonResponse({ success: true, jobId: run.id, status: run.status }, 202);
+  const body: AcceptedBody = { success: true, jobId: run.id, status: run.status };
+  return jsonResponse(body, 202);
 }
