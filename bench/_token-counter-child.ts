@@ -1,7 +1,8 @@
 /**
  * One exact o200k counter in a fresh process (bench/context.ts starts one per counter and text):
  * `node --import tsx bench/_token-counter-child.ts <counter> <text file>` prints
- * `{ load_ms, first_ms, second_ms, tokens }` — loading the counter, counting the text once (cold:
+ * `{ load_ms, first_ms, second_ms, tokens }` (Baton's also `vocabulary_ms`, `code_ms` and
+ * `tables_ms`, the parts of its load) — loading the counter, counting the text once (cold:
  * nothing counted before in this process) and again (warm: whatever the counter caches).
  * Special-token text counts as plain text in every counter, as in Baton.
  */
@@ -47,6 +48,12 @@ const [name, file] = process.argv.slice(2);
 if (!name || !file) throw new Error('usage: _token-counter-child.ts <counter> <text file>');
 const text = readFileSync(file, 'utf8');
 const t0 = performance.now();
+// Baton's load apart: importing the vocabulary module, importing its own code (run from source here:
+// tsx compiles it on the fly, which a built package does not), then building the lookup tables.
+const vocabulary = name === 'baton' ? await import('gpt-tokenizer/bpeRanks/o200k_base') : undefined;
+const tv = performance.now();
+if (vocabulary) await import('../src/context/encodings.ts');
+const tc = performance.now();
 const count = await load(name);
 const t1 = performance.now();
 const tokens = count(text);
@@ -54,4 +61,12 @@ const t2 = performance.now();
 const again = count(text);
 const t3 = performance.now();
 if (again !== tokens) throw new Error(`${name}: second count ${again} ≠ first ${tokens}`);
-console.log(JSON.stringify({ load_ms: t1 - t0, first_ms: t2 - t1, second_ms: t3 - t2, tokens }));
+console.log(
+  JSON.stringify({
+    load_ms: t1 - t0,
+    ...(vocabulary ? { vocabulary_ms: tv - t0, code_ms: tc - tv, tables_ms: t1 - tc } : {}),
+    first_ms: t2 - t1,
+    second_ms: t3 - t2,
+    tokens,
+  }),
+);

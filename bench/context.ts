@@ -9,6 +9,9 @@
  *   bench throws otherwise). Medians of 3 texts (js-tiktoken: 1, it takes ~10 s a text). ai-tokenizer
  *   1.0.6 is not among them: its optional peer `ai@^5` conflicts with the project's ai 6, so npm
  *   refuses to install it beside the project (measured by hand at ~2.7 s cold, exact).
+ *   tokens.baton.vocabulary_ms / code_ms / tables_ms: Baton's load_ms apart — importing gpt-tokenizer's
+ *   o200k rank module, importing Baton's counter code (from source through tsx here, so compiling is
+ *   inside: a cost the built package and the peers do not pay), then building the lookup tables.
  *   tokens.vs_best_peer_cold: Baton's cold MB/s over the fastest peer's.
  * - tokens.floor_mb_per_s: o200k_base's own pre-tokenization regex alone over the same text. BPE
  *   starts with this split, so a JavaScript counter cannot beat it; the gap is the merge work.
@@ -205,6 +208,9 @@ const COUNTERS = ['baton', 'gpt-tokenizer', 'tiktoken', 'js-tiktoken'] as const;
 
 interface ChildResult {
   load_ms: number;
+  vocabulary_ms?: number;
+  code_ms?: number;
+  tables_ms?: number;
   first_ms: number;
   second_ms: number;
   tokens: number;
@@ -250,6 +256,19 @@ async function counters(texts: readonly string[]): Promise<BenchMetric[]> {
         },
         { metric: `tokens.${name}.load_ms`, value: median(results.map((r) => r.load_ms)), unit: 'ms' },
       );
+      if (name === 'baton')
+        metrics.push(
+          {
+            metric: 'tokens.baton.vocabulary_ms',
+            value: median(results.map((r) => r.vocabulary_ms ?? 0)),
+            unit: 'ms',
+          },
+          {
+            metric: 'tokens.baton.tables_ms',
+            value: median(results.map((r) => r.tables_ms ?? 0)),
+            unit: 'ms',
+          },
+        );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
