@@ -3,7 +3,9 @@
 // never ends; "take" only registers the task, so the run it reports is one taken back from a dead owner.
 // Prints `got <run id>` when a body starts. Plain JS on the built package: what a user's worker loads.
 const [moduleUrl, file, mode] = process.argv.slice(2);
-const { createBaton, defineTask, openSqliteStore } = await import(moduleUrl);
+const { createBaton, defineTask } = await import(moduleUrl);
+// The store has its own door (`baton/store`); the root export no longer carries it.
+const { openSqliteStore } = await import(new URL('./store/index.js', moduleUrl).href);
 const store = openSqliteStore(file);
 const hang = defineTask({
   name: 'bench.hang',

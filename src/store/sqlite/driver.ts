@@ -31,6 +31,8 @@ export interface SqliteDriver {
   package: SqlitePackage;
   /** Its version, e.g. `13.2.0`. */
   version: string;
+  /** The module's resolved file, for a worker thread that opens the same database. */
+  resolved: string;
 }
 
 /** better-sqlite3 13 asks for Node-API 10 at load time (`NAPI_VERSION=10` in its binding.gyp). */
@@ -84,5 +86,6 @@ function load(name: SqlitePackage): SqliteDriver {
     Database: require(name) as SqliteConstructor,
     package: name,
     version: (require(`${name}/package.json`) as { version: string }).version,
+    resolved: require.resolve(name),
   };
 }

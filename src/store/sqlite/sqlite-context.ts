@@ -23,6 +23,7 @@ export class SqliteContext {
     readonly clock: Clock,
     readonly defaultTtlMs: number,
     durable: DurableSync,
+    afterCommit?: () => void,
   ) {
     // The slice is measured on the store's clock: under a ManualClock, tests get one commit per
     // turn however loaded the machine is, instead of a 4 ms wall-clock slice.
@@ -30,6 +31,7 @@ export class SqliteContext {
       untilNextTimer: () => clock.msUntilNextTimer?.() ?? Number.POSITIVE_INFINITY,
       monotonic: () => clock.monotonic(),
       durable,
+      ...(afterCommit ? { afterCommit } : {}),
     });
   }
 

@@ -36,8 +36,10 @@ import type {
   TransitionGuard,
 } from '../store.ts';
 import * as attempts from './attempt-writes.ts';
+import { type Checkpointer, walCheckpointer } from './checkpointer.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
+import { sqliteDriver } from './driver.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
 import { type OpenOptions, openDatabase } from './open-database.ts';
 import * as runs from './run-writes.ts';
@@ -45,7 +47,7 @@ import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
 import { translateStoreErrors } from './store-errors.ts';
 import * as timers from './timers-and-sweep.ts';
-import { type DurableSync, noSync, walSync } from './wal-sync.ts';
+import { type DurableSync, databaseFile, noSync, walSync } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** @default systemClock */
@@ -58,6 +60,7 @@ export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
   private readonly ctx: SqliteContext;
   private readonly durable: DurableSync;
+  private readonly checkpointer: Checkpointer | undefined;
   /** What an acknowledged write survives: FULL power loss, NORMAL a crash of the process. */
   readonly synchronous: 'FULL' | 'NORMAL';
   private closed = false;
@@ -74,11 +77,19 @@ export class SqliteStore implements Store {
     const walFile = !db.memory && !db.readonly && db.pragma('journal_mode', { simple: true }) === 'wal';
     this.durable = walFile && this.synchronous === 'FULL' ? walSync(db) : noSync;
     if (walFile) db.pragma('synchronous = NORMAL');
+    // Checkpoints leave the loop too (checkpointer.ts).
+    this.checkpointer = walFile
+      ? walCheckpointer(db, sqliteDriver().resolved, databaseFile(db), (until) =>
+          this.ctx.queue.pauseUntil(until),
+        )
+      : undefined;
+    const checkpointer = this.checkpointer;
     this.ctx = new SqliteContext(
       db,
       options.clock ?? systemClock,
       options.defaultTtlMs ?? DEFAULT_TTL_MS,
       this.durable,
+      checkpointer ? () => checkpointer.committed() : undefined,
     );
   }
 
@@ -93,10 +104,16 @@ export class SqliteStore implements Store {
     return this.graphs;
   }
 
-  /** Group-commit figures: how many commits and WAL syncs, and the largest batch so far. */
+  /** Group-commit figures: commits, WAL syncs, the largest batch so far, and checkpoints. */
   get commitStats() {
     const q = this.ctx.queue;
-    return { commits: q.commits, syncs: q.syncs, maxBatch: q.maxBatch };
+    const c = this.checkpointer?.stats;
+    return {
+      commits: q.commits,
+      syncs: q.syncs,
+      maxBatch: q.maxBatch,
+      checkpoints: { offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
+    };
   }
 
   private guard(): void {
@@ -110,7 +127,10 @@ export class SqliteStore implements Store {
 
   async getRun(id: string): Promise<RunRecord | undefined> {
     this.guard();
-    return runs.getRunSync(this.ctx, id);
+    const run = runs.getRunSync(this.ctx, id);
+    // What this read saw is answered only once durable (a result, an HTTP status): see write-queue.ts.
+    await this.ctx.queue.synced();
+    return run;
   }
 
   async listRuns(q: RunQuery = {}): Promise<RunRecord[]> {
@@ -349,7 +369,7 @@ export class SqliteStore implements Store {
       this.durable.close();
     };
     // With nothing in flight the file closes now, as callers that do not await close() expect.
-    if (this.ctx.queue.idle) {
+    if (this.ctx.queue.idle && !this.checkpointer?.started) {
       try {
         shut();
       } catch (err) {
@@ -359,7 +379,11 @@ export class SqliteStore implements Store {
     }
     // Commit what is queued and wait until it is durable: a caller awaiting a write must not be left
     // hanging, and the sync in flight must finish before its descriptor closes.
-    return this.ctx.queue.drain().finally(shut);
+    // The checkpointer's connection closes first, so this one, the last, folds the WAL in.
+    return this.ctx.queue
+      .drain()
+      .then(() => this.checkpointer?.close())
+      .finally(shut);
   }
 }
 

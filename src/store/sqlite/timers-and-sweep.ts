@@ -77,32 +77,43 @@ export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEven
 /** Tables whose rows belong to one run (events go by root: they carry it and have its index). */
 const OWNED_TABLES = ['steps', 'checkpoints', 'partials', 'timers', 'deliveries', 'signals'] as const;
 
+/** The most expired trees one statement batch deletes (`gc`'s long slices use it; fewer statements). */
+const MAX_BATCH = 256;
+
+/** Free pages returned to the disk per sweep (incremental auto-vacuum) when the slice has room. */
+const VACUUM_PAGES = 64;
+
 /**
- * Expired trees deleted per statement batch; a sweep takes batches until its slice is spent. Small
- * under the default slice (one batch must fit in it), large for `gc`'s long slices (fewer statements).
+ * What one expired tree costs to delete, learnt from the batches so far (ms, per connection): a
+ * batch is sized to the time left in the slice, so a sweep ends near its slice instead of one
+ * fixed-size batch past it (64 trees of six events took 10–40 ms on a loaded disk).
  */
-const sweepBatch = (sliceMs: number) => (sliceMs >= 50 ? 256 : 64);
-
-/** Free pages returned to the disk per sweep (incremental auto-vacuum), 1 MB at 4 KB pages. */
-const VACUUM_PAGES = 256;
+const treeCostMs = new WeakMap<SqliteContext, number>();
 
 /**
- * Deletes expired run trees in batches until `sliceMs` of work is spent (at least one batch), in one
- * write: the event loop is held no longer than a write slice, and the caller sweeps again for the
- * rest. Freed pages are reused by later writes; on a file with incremental auto-vacuum a bounded
- * number of them is also returned to the disk.
+ * Deletes expired run trees in batches sized to fit `sliceMs` of work (at least one tree), in one
+ * write: the event loop is held about a write slice, and the caller sweeps again for the rest.
+ * Freed pages are reused by later writes; on a file with incremental auto-vacuum a bounded number of
+ * them is also returned to the disk, when the slice has room left.
  */
 export function sweep(ctx: SqliteContext, options: SweepOptions = {}): Promise<SweepResult> {
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   return ctx.write(() => {
     const started = ctx.clock.monotonic();
-    const batch = sweepBatch(sliceMs);
+    const elapsed = () => ctx.clock.monotonic() - started;
     const expired = ctx.stmt(
       'SELECT id FROM runs WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?',
     );
     const members = ctx.stmt('SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each(?))');
     let deleted = 0;
     for (;;) {
+      // A first guess of 1 ms a tree keeps the first batch small; it adapts from there.
+      const cost = treeCostMs.get(ctx) ?? 1;
+      const left = sliceMs - elapsed();
+      // Half the time left per batch: a tree's cost varies (its events, the pages it touches).
+      if (deleted > 0 && left < 2 * cost) break;
+      const batch = Math.max(1, Math.min(MAX_BATCH, Math.floor(left / cost / 2)));
+      const t0 = ctx.clock.monotonic();
       const roots = (expired.all(ctx.now(), batch) as Array<{ id: string }>).map((r) => r.id);
       if (roots.length === 0) break;
       const rootIds = json(roots);
@@ -113,11 +124,16 @@ export function sweep(ctx: SqliteContext, options: SweepOptions = {}): Promise<S
       deleted += ctx
         .stmt('DELETE FROM runs WHERE root_id IN (SELECT value FROM json_each(?))')
         .run(rootIds).changes;
-      if (roots.length < batch || ctx.clock.monotonic() - started >= sliceMs) break;
+      const spent = ctx.clock.monotonic() - t0;
+      // Up at once, down slowly. A ManualClock measures 0: keep the guess rather than learn that
+      // trees are free.
+      const seen = spent / roots.length;
+      if (spent > 0) treeCostMs.set(ctx, seen > cost ? seen : 0.75 * cost + 0.25 * seen);
+      if (roots.length < batch) break;
     }
     if (deleted === 0) return { runs: 0 };
     ctx.forgetRoots();
-    if (ctx.stmt('PRAGMA auto_vacuum').pluck().get() === 2)
+    if (elapsed() < sliceMs && ctx.stmt('PRAGMA auto_vacuum').pluck().get() === 2)
       ctx.stmt(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`).run();
     return { runs: deleted };
   });

@@ -25,15 +25,22 @@ export const noSync: DurableSync = {
   close: () => {},
 };
 
-/** fdatasync of the connection's `-wal` file, opened on first use (it exists once anything committed). */
-export function walSync(db: SqliteDatabase): DurableSync {
-  // SQLite names the WAL after the path it resolved for the database, which may differ from the
-  // path Baton was given (relative, symlinked).
+/**
+ * The database file as SQLite resolved it, which may differ from the path Baton was given (relative,
+ * symlinked); SQLite names the WAL after it. Empty for `:memory:`.
+ */
+export function databaseFile(db: SqliteDatabase): string {
   const main = (db.pragma('database_list') as Array<{ name: string; file: string }>).find(
     (d) => d.name === 'main',
   );
-  if (!main?.file) return noSync;
-  const path = `${main.file}-wal`;
+  return main?.file ?? '';
+}
+
+/** fdatasync of the connection's `-wal` file, opened on first use (it exists once anything committed). */
+export function walSync(db: SqliteDatabase): DurableSync {
+  const file = databaseFile(db);
+  if (!file) return noSync;
+  const path = `${file}-wal`;
   let fd: number | undefined;
   const open = () => {
     fd ??= openSync(path, 'r+');

@@ -159,6 +159,26 @@ describe('WriteQueue', () => {
     db.close();
   });
 
+  it('lets a read wait until every commit it may have seen is durable', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write } = openQueue(1_000, undefined, () => durable);
+    await expect(Promise.race([queue.synced(), 'waits'])).resolves.toBeUndefined();
+    void write(1);
+    await turn();
+    const first = track(queue.synced());
+    void write(2);
+    await turn();
+    const second = track(queue.synced());
+    syncs[0]?.done();
+    await turn();
+    expect(first.settled).toBe(true);
+    expect(second.settled).toBe(false);
+    syncs[1]?.done();
+    await turn();
+    expect(second.settled).toBe(true);
+    db.close();
+  });
+
   it('answers a failing write after the syncs of the commits before it, in order', async () => {
     const { syncs, durable } = manualSync();
     const { db, queue, write } = openQueue(1_000, undefined, () => durable);

@@ -38,6 +38,8 @@ interface Settlement {
   batch: Pending[];
   outcomes: Outcome[];
   events: BatonEvent[];
+  /** Its place in commit order (see synced()). */
+  seq?: number;
 }
 
 /** Work per transaction before it commits and yields; a single write always goes in whole. */
@@ -52,6 +54,8 @@ export interface WriteQueueOptions {
   monotonic?: () => number;
   /** Makes commits durable before callers hear of them. @default noSync */
   durable?: DurableSync;
+  /** Told of every commit (the checkpointer counts them). */
+  afterCommit?: () => void;
 }
 
 export class WriteQueue {
@@ -62,6 +66,11 @@ export class WriteQueue {
   /** The sync in flight and the settling of its batches (never rejects). */
   private inFlight: Promise<void> | undefined;
   private syncing: Settlement[] = [];
+  private committedSeq = 0;
+  private syncedSeq = 0;
+  private barriers: Array<{ seq: number; resolve: () => void }> = [];
+  /** Writes are held while this is set (pauseUntil). */
+  private paused: Promise<void> | undefined;
   /** A failed sync: what was committed may not be on the disk, so nothing more is acknowledged. */
   private broken: BatonError | undefined;
   private readonly begin: Database.Statement;
@@ -74,6 +83,7 @@ export class WriteQueue {
   private readonly untilNextTimer: () => number;
   private readonly monotonic: () => number;
   private readonly durable: DurableSync;
+  private readonly afterCommit: () => void;
   /** Largest batch committed so far (the benchmark reports it). */
   maxBatch = 0;
   commits = 0;
@@ -88,6 +98,7 @@ export class WriteQueue {
     this.untilNextTimer = options.untilNextTimer ?? msUntilNextTimer;
     this.monotonic = options.monotonic ?? (() => systemClock.monotonic());
     this.durable = options.durable ?? noSync;
+    this.afterCommit = options.afterCommit ?? (() => {});
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -102,6 +113,39 @@ export class WriteQueue {
       this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Keeps queued writes from committing until `until` settles (the checkpointer catching up). The
+   * event loop is not held: writes wait in the queue and go in one batch afterwards.
+   */
+  pauseUntil(until: Promise<void>): void {
+    const paused = until.then(
+      () => {},
+      () => {},
+    );
+    this.paused = paused;
+    void paused.then(() => {
+      if (this.paused !== paused) return;
+      this.paused = undefined;
+      if (this.pending.length > 0) this.schedule();
+    });
+  }
+
+  /**
+   * Resolves once every commit made so far is durable: a read that passes its answer on (a run's
+   * result) waits for it, so it never reports a state a power loss could still undo.
+   */
+  synced(): Promise<void> {
+    if (this.committed.length === 0 && this.syncing.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.barriers.push({ seq: this.committedSeq, resolve }));
+  }
+
+  private passBarriers(upTo: number): void {
+    this.syncedSeq = Math.max(this.syncedSeq, upTo);
+    const open = this.barriers.filter((b) => b.seq > this.syncedSeq);
+    for (const b of this.barriers) if (b.seq <= this.syncedSeq) b.resolve();
+    this.barriers = open;
   }
 
   /** Nothing queued, nothing waiting for a sync. */
@@ -121,6 +165,7 @@ export class WriteQueue {
 
   /** Commits everything queued now, however long it takes, and waits until it is durable (on close). */
   async drain(): Promise<void> {
+    while (this.paused) await this.paused;
     while (this.pending.length > 0) this.flush();
     this.startSync();
     while (this.inFlight) await this.inFlight;
@@ -132,6 +177,8 @@ export class WriteQueue {
     // setImmediate, not a microtask: every write issued in this turn joins the batch.
     setImmediate(() => {
       this.scheduled = false;
+      // Held: the end of the pause schedules the next flush.
+      if (this.paused) return;
       this.flush();
       if (this.pending.length > 0) this.schedule();
     });
@@ -178,6 +225,7 @@ export class WriteQueue {
         } while (taken < this.pending.length && this.monotonic() - started < budget);
       this.commit.run();
       this.commits++;
+      this.afterCommit();
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       for (const p of this.pending.splice(0, taken)) p.reject(error);
@@ -194,6 +242,7 @@ export class WriteQueue {
       this.settle(s);
       return;
     }
+    s.seq = ++this.committedSeq;
     this.committed.push(s);
     this.startSync();
   }
@@ -210,12 +259,15 @@ export class WriteQueue {
         this.inFlight = undefined;
         this.syncing = [];
         for (const s of group) this.settle(s);
+        this.passBarriers(group[group.length - 1]?.seq ?? 0);
         this.startSync();
       },
       (error: unknown) => {
         this.inFlight = undefined;
         this.syncing = [];
         this.fail(group, error);
+        // Readers go on (with the error the writes got, the store acknowledges nothing more).
+        this.passBarriers(Number.POSITIVE_INFINITY);
       },
     );
   }
