@@ -35,6 +35,7 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
     };
     const names = req.names.filter((n) => room(n) > 0);
     if (names.length === 0) return [];
+    if (limited.length === 0) return claimUnlimited(ctx, tx, req, names, now);
     // Scan a little more than needed so that runs of a task at its limit do not starve the others.
     const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
     const candidates = await tx.select<{ id: string; name: string }>(
@@ -68,6 +69,37 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
       ctx.rememberRoot(row.id, row.root_id);
       return [toRun(row)];
     });
+  });
+}
+
+/** With no per-task limit to count against, candidates are picked and claimed in one statement. */
+async function claimUnlimited(
+  ctx: PgContext,
+  tx: Tx,
+  req: ClaimRequest,
+  names: readonly string[],
+  now: number,
+): Promise<RunRecord[]> {
+  const rows = await tx.select<RunRow>(
+    `WITH picked AS (
+       SELECT id FROM ${ctx.t.runs}
+       WHERE ${CLAIMABLE('$3')} AND name = ANY($4::text[]) ${req.ids ? 'AND id = ANY($6::text[])' : ''}
+       ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+     , claimed AS (UPDATE ${ctx.t.runs} r SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = $1,
+       lease_expires_at = $2, lease_token = lease_token + 1, attempt = attempt + 1,
+       started_at = coalesce(started_at, $3),
+       deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE $3 + budget_ms END),
+       updated_at = $3
+     FROM picked WHERE r.id = picked.id RETURNING r.*)
+     -- In claim order (priority, then id), as a separate read of the candidates would give them.
+     SELECT * FROM claimed ORDER BY priority DESC, id`,
+    req.ids
+      ? [req.owner, now + req.leaseMs, now, names, req.limit, req.ids]
+      : [req.owner, now + req.leaseMs, now, names, req.limit],
+  );
+  return rows.map((row) => {
+    ctx.rememberRoot(row.id, row.root_id);
+    return toRun(row);
   });
 }
 

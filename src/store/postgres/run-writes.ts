@@ -5,7 +5,7 @@ import { json, type RunRow, toRun } from '../rows.ts';
 import { type EncodedPatch, encodePatch, planTransition, runNotFound } from '../run-rules.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
 import { writeEffects } from './deliveries.ts';
-import { advanceFlow, applyUpdate, cancelOpenSteps, lockRoots, lockRun } from './flow-writes.ts';
+import { advanceFlow, applyUpdate, cancelOpenSteps, lockRoots, lockRunTree } from './flow-writes.ts';
 import type { PgContext } from './pg-context.ts';
 import { sqlState, UNIQUE_VIOLATION } from './sql.ts';
 import type { Tx } from './write-queue.ts';
@@ -126,11 +126,13 @@ async function transitionIn(
   guard: TransitionGuard,
 ): Promise<RunRecord> {
   // Locks the run's root first, then the run: every write that can advance a flow holds its root.
-  const run = await lockRun(ctx, tx, runId);
-  const plan = planTransition(run, runId, patch, encoded, guard, ctx.now());
+  const locked = await lockRunTree(ctx, tx, runId);
+  const plan = planTransition(locked?.run, runId, patch, encoded, guard, ctx.now());
   if ((await applyUpdate(ctx, tx, plan.update)) !== 1) throw runNotFound(runId);
   await ctx.appendEvents(tx, events);
-  if (plan.cancelSteps) await cancelOpenSteps(ctx, tx, runId, plan.record.status);
+  // No child in the committed state the lock statement read: nothing to cancel (the recursive search
+  // would read the same state a moment later; a child another process inserts meanwhile is missed by both).
+  if (plan.cancelSteps && locked?.hasChildren) await cancelOpenSteps(ctx, tx, runId, plan.record.status);
   if (plan.advance) await advanceFlow(ctx, tx, plan.advance);
   // A flow's own row only changes through its steps when it ended; read it back in that case.
   if (!plan.reread) return plan.record;
