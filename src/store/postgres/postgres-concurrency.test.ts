@@ -261,10 +261,12 @@ describePostgres('Postgres store shared by several processes', () => {
           waiting = r.rows[0].n;
         }
       });
-      // Now wait for y, held by the store: a deadlock, which the store's session detects.
+      // Now wait for y, held by the store: a deadlock, which the store's session detects. The store
+      // gives way (its batch ran without savepoints, so it rolls back whole and releases y); the
+      // other session ends; the store commits the write before the loser, then runs the loser again.
       await other.query(`SELECT 1 FROM ${schema}.runs WHERE id = 'y' FOR UPDATE`);
-      expect((await first).status).toBe('cancelled');
       await other.query('COMMIT');
+      expect((await first).status).toBe('cancelled');
       expect((await second).status).toBe('cancelled');
     });
     expect((await a.readEvents({})).map((e) => e.runId)).toEqual(['y', 'x']);
