@@ -53,6 +53,11 @@ describe('importing baton', () => {
     expect([...new Set(heavy.map((u) => HEAVY.exec(u)?.[1]))]).toEqual([]);
   });
 
+  it("loads the context planner (token counting, transfer tables) only when a step's references are planned", () => {
+    const urls = loadedBy(resolve(root, 'src/index.ts'));
+    expect(urls.filter((u) => /\/src\/context\//.test(u))).toEqual([]);
+  });
+
   it('the probe sees a dependency loaded with require() on first use', () => {
     const urls = loadedBy(resolve(root, 'src/store/sqlite/index.ts'));
     expect(urls.some((u) => HEAVY.test(u))).toBe(false);

@@ -3,7 +3,6 @@
  * an in-process worker. Two handles can live in one process (tests do this); nothing is global.
  */
 import type { Logger } from 'pino';
-import { createContextPlanner } from '../context/index.ts';
 import {
   BatonError,
   type BatonEvent,
@@ -113,12 +112,7 @@ export class Baton implements AsyncDisposable {
       logger: this.logger,
       tasks: new TaskRegistry(),
       ttlMs: options.ttl === undefined ? DEFAULT_TTL_MS : parseDuration(options.ttl, 'ttl'),
-      inputs: createStepInputs(
-        this.store,
-        this.clock,
-        refsFor(options.refs, this.store),
-        options.context ? createContextPlanner(options.context) : undefined,
-      ),
+      inputs: createStepInputs(this.store, this.clock, refsFor(options.refs, this.store), options.context),
       delivery: {
         channels: {
           ...(callbackName !== undefined ? { callback: callbackName } : {}),

@@ -6,7 +6,7 @@
  * recorded as an event. The whole preparation is memoized as a step, so a retry or a resume after a
  * crash sees exactly the data the first attempt saw.
  */
-import { type ContextInput, type ContextPlanner, createContextPlanner } from '../context/index.ts';
+import type { ContextInput, ContextPlanner, ContextPlannerOptions } from '../context/index.ts';
 import type { BatonEventMap } from '../core/index.ts';
 import {
   createResolver,
@@ -74,11 +74,13 @@ export function createStepInputs(
   store: Store,
   clock: Clock,
   refs: RefsOptions,
-  planner: ContextPlanner | Promise<ContextPlanner> | undefined,
+  context: ContextPlannerOptions | undefined,
 ): StepInputs {
   // Validate the options once, at the edge, so a bad workspace or table declaration fails at start-up.
   createResolver({ ...refs, clock, getTaskOutput: async () => ({ status: 'missing' }) });
-  let plannerPromise: Promise<ContextPlanner> | undefined = planner ? Promise.resolve(planner) : undefined;
+  // The planner (token counting, transfer tables: ~30 modules) loads when a step first has
+  // references to plan, not when Baton is imported (issue 15 item 4).
+  let plannerPromise: Promise<ContextPlanner> | undefined;
   return {
     resolverFor: (run, options = {}) =>
       createResolver({
@@ -88,7 +90,7 @@ export function createStepInputs(
         getTaskOutput: taskOutputs(store, run.parentId),
       }),
     planner: () => {
-      plannerPromise ??= createContextPlanner();
+      plannerPromise ??= import('../context/index.ts').then((m) => m.createContextPlanner(context));
       return plannerPromise;
     },
   };
