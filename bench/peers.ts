@@ -16,7 +16,8 @@
  *
  * - sqlite_commit_floor_ms: a raw fsync'd SQLite commit on the same disk, for scale (not a peer).
  *
- * Postgres peers (pg-boss, graphile-worker) come from bench/_pg-peers.ts when it exists (h13).
+ * Postgres peers (pg-boss, graphile-worker) come from bench/_pg-peers.ts: figures named pg_*, where
+ * `baton` is Baton on Postgres (issue 13 item 7).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
