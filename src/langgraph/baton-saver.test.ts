@@ -120,6 +120,56 @@ describe('BatonSaver with a real graph', () => {
     expect(bytes).toBeLessThan(2 * 50_000);
     expect((await g.getState(cfg('doc'))).values).toEqual({ doc: big, n: 3 });
   });
+
+  it('stores the channel versions once (the row), and reads rows that also kept them in the checkpoint', async () => {
+    const store = tempStore();
+    const saver = new BatonSaver({ store });
+    await chain(3).compile({ checkpointer: saver }).invoke({ items: [] }, cfg('v'));
+    const latest = await saver.getTuple(cfg('v'));
+    expect(Object.keys(latest?.checkpoint.channel_versions ?? {})).toEqual(
+      expect.arrayContaining(['items', 'count']),
+    );
+    const row = store.database
+      .prepare("SELECT checkpoint, channel_versions FROM langgraph_checkpoints WHERE thread_id = 'v' LIMIT 1")
+      .get() as { checkpoint: Buffer; channel_versions: string };
+    expect(JSON.parse(row.checkpoint.toString())).not.toHaveProperty('channel_versions');
+    // A row as saved before: the versions in the serialized checkpoint too.
+    const json = new JsonPlusSerializer();
+    const id = uuid6(-1);
+    const versions = { items: 7, count: 7 };
+    const [type, bytes] = await json.dumpsTyped({
+      v: 4,
+      id,
+      ts: new Date(0).toISOString(),
+      channel_values: {},
+      channel_versions: versions,
+      versions_seen: {},
+    });
+    const [, metadata] = await json.dumpsTyped({ source: 'loop', step: 9, parents: {} });
+    await saver.store.putCheckpoint(
+      {
+        threadId: 'old',
+        ns: '',
+        checkpointId: id,
+        parentCheckpointId: null,
+        type,
+        checkpoint: bytes,
+        metadataType: 'json',
+        metadata,
+        channelVersions: versions,
+        step: 9,
+        source: 'loop',
+      },
+      [
+        { channel: 'items', version: '7', type: 'json', value: (await json.dumpsTyped(['a']))[1] },
+        { channel: 'count', version: '7', type: 'json', value: (await json.dumpsTyped(1))[1] },
+      ],
+      {},
+    );
+    const old = await saver.getTuple(cfg('old'));
+    expect(old?.checkpoint.channel_versions).toEqual(versions);
+    expect(old?.checkpoint.channel_values).toEqual({ items: ['a'], count: 1 });
+  });
 });
 
 describe('retention', () => {

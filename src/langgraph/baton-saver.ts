@@ -157,10 +157,13 @@ export class BatonSaver extends BaseCheckpointSaver {
     const ns = (config.configurable.checkpoint_ns as string | undefined) ?? '';
     const parent = config.configurable.checkpoint_id as string | undefined;
     // Channel values are stored once per version (only those that changed in this step); the
-    // checkpoint itself keeps the versions, so a read rebuilds its values from the blobs.
+    // versions are the row's channel_versions column (which the blob reads and retention need), so
+    // the serialized checkpoint carries neither: a read puts both back. The versions map grows with
+    // the graph (a 200-node chain: ~2 KB of each ~5 KB checkpoint), and was stored twice.
     const values = checkpoint.channel_values as Record<string, unknown>;
+    const { channel_versions: _versions, ...rest } = checkpoint;
     const [[type, bytes], [metadataType, metadataBytes], blobs] = await Promise.all([
-      this.serde.dumpsTyped({ ...checkpoint, channel_values: {} }),
+      this.serde.dumpsTyped({ ...rest, channel_values: {} }),
       this.serde.dumpsTyped(metadata),
       Promise.all(
         Object.entries(newVersions ?? {}).map(async ([channel, version]): Promise<GraphBlobRow> => {
@@ -296,6 +299,8 @@ export class BatonSaver extends BaseCheckpointSaver {
       ),
     );
     const checkpoint = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Checkpoint;
+    // Rows written before the versions left the serialized checkpoint hold the same map in both.
+    checkpoint.channel_versions = row.channelVersions;
     const values: Record<string, unknown> = {};
     for (const b of blobs)
       if (b.type !== 'empty') values[b.channel] = await this.serde.loadsTyped(b.type, b.value);
