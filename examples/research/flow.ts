@@ -12,22 +12,30 @@ export interface DemoInput {
   readMs?: number;
 }
 
-export const researchFlow = defineFlow<DemoInput>({
+export const researchFlow = defineFlow({
   name: 'research-demo',
   output: 'report',
   steps: [
-    { id: 'papers', task: academicResearcher, input: (i) => ({ topic: i.topic, readMs: i.readMs ?? 150 }) },
-    { id: 'repos', task: githubWatcher, input: (i) => ({ topic: i.topic, readMs: i.readMs ?? 220 }) },
+    {
+      id: 'papers',
+      task: academicResearcher,
+      input: (i: DemoInput) => ({ topic: i.topic, readMs: i.readMs ?? 150 }),
+    },
+    {
+      id: 'repos',
+      task: githubWatcher,
+      input: (i: DemoInput) => ({ topic: i.topic, readMs: i.readMs ?? 220 }),
+    },
     {
       id: 'discussions',
       task: communityListener,
-      input: (i) => ({ topic: i.topic, readMs: i.readMs ?? 90 }),
+      input: (i: DemoInput) => ({ topic: i.topic, readMs: i.readMs ?? 90 }),
     },
     {
       // No dependsOn needed: referencing the researchers' outputs makes this step wait for them.
       id: 'report',
       task: aggregator,
-      input: (i) => ({
+      input: (i: DemoInput) => ({
         topic: i.topic,
         papers: output('papers', '$.findings'),
         repos: output('repos', '$.findings'),

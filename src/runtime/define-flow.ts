@@ -34,12 +34,13 @@ export type FlowTask = TaskDefinition<any, any> | string;
 type LooseInput = Record<string, unknown> | unknown[] | string | number | boolean | null;
 
 /**
- * A step's input, checked against its task's input type where the task is a definition: a value,
+ * A step's input, checked against what its task's input schema accepts (a field with a default may
+ * be left out) where the task is a definition: a value,
  * or a function of the flow's input evaluated when the flow starts. A task named by string is
  * looked up at start, so its input is checked then (by its schema).
  */
 export type StepInputFor<FI, T> =
-  T extends TaskDefinition<infer I, unknown>
+  T extends TaskDefinition<unknown, unknown, infer I>
     ? 0 extends 1 & I
       ? ((flowInput: FI) => unknown) | LooseInput
       : WithReferences<I> | ((flowInput: FI) => WithReferences<I>)

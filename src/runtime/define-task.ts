@@ -67,10 +67,10 @@ export interface RetryInfo {
 }
 
 /** Options of defineTask. */
-export interface TaskOptions<I, O, S = unknown> {
+export interface TaskOptions<I, O, S = unknown, In = I> {
   name: string;
   /** zod schema of the input; the run is refused (nothing stored) when the input fails it. */
-  input?: z.ZodType<I>;
+  input?: z.ZodType<I, In>;
   run: (input: I, ctx: TaskContext<S>) => Promise<O> | O;
   /** Timeout of the first attempt. @default the research mode's timeout, else 2880 s */
   timeout?: Duration;
@@ -123,10 +123,14 @@ export interface TaskOptions<I, O, S = unknown> {
 
 // `run` is a method so that a TaskDefinition<{ topic: string }> is usable where any task is expected.
 /** A task as defineTask returns it: start it with baton.start, invoke it with ctx.invoke, use it in a flow. */
-export interface TaskDefinition<I = unknown, O = unknown> {
+/**
+ * `In` is what the input schema accepts (fields with a default may be left out), `I` what it gives
+ * the task; they differ only where the schema has defaults or transforms.
+ */
+export interface TaskDefinition<I = unknown, O = unknown, In = I> {
   readonly type: 'task';
   readonly name: string;
-  readonly inputSchema: z.ZodType<I> | undefined;
+  readonly inputSchema: z.ZodType<I, In> | undefined;
   run(input: I, ctx: TaskContext): Promise<O> | O;
   readonly mode: string | undefined;
   readonly retryOptions: RetryOptions;
@@ -256,7 +260,9 @@ function refuseUnknownTaskKeys(options: TaskOptions<unknown, unknown>, at: (f: s
 }
 
 /** Defines a task: a named body with an input schema, a timeout, a budget, retries, checkpoints and partial results. */
-export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): TaskDefinition<I, O> {
+export function defineTask<I, O, S = unknown, In = I>(
+  options: TaskOptions<I, O, S, In>,
+): TaskDefinition<I, O, In> {
   if (typeof options !== 'object' || options === null)
     throw optionError('defineTask(options)', 'an object', options);
   if (typeof options.name !== 'string' || !TASK_NAME.test(options.name))
@@ -348,7 +354,7 @@ export function defineTask<I, O, S = unknown>(options: TaskOptions<I, O, S>): Ta
       }
       return p;
     },
-  }) as TaskDefinition<I, O>;
+  }) as TaskDefinition<I, O, In>;
 }
 
 /** True for a value defineTask (or defineTool, defineAgentTask) made. */

@@ -36,6 +36,21 @@ describe("a step's input in code", () => {
     expect(flow.toRawPlan({ words: ['x', 'y'] }).steps[1]?.input).toEqual({ text: 'x y', limit: 3 });
   });
 
+  it('checks against what the schema accepts: a field with a default may be left out', () => {
+    const ranked = defineTask({
+      name: 'ranked',
+      input: z.object({ topic: z.string(), top: z.number().default(6) }),
+      run: (i) => i.top,
+    });
+    expectTypeOf(ranked.run).parameter(0).toEqualTypeOf<{ topic: string; top: number }>();
+    defineFlow({ name: 'defaults', steps: [{ id: 'a', task: ranked, input: { topic: 'x' } }] });
+    defineFlow({
+      name: 'x',
+      // @ts-expect-error top must still be a number when given
+      steps: [{ id: 'a', task: ranked, input: { topic: 'x', top: 'six' } }],
+    });
+  });
+
   it('accepts a data reference in place of any field, or of the whole input', () => {
     defineFlow({
       name: 'referenced',

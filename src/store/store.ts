@@ -121,7 +121,6 @@ export const TIMER_HOLD_MS = 30_000;
 /** Hints from other processes: 'work' (something may be claimable or due), 'events' (new events). */
 export type WakeChannel = 'work' | 'events';
 
-/** The storage port Baton runs on (SQLite file or Postgres): runs, events, checkpoints, timers. */
 /** Something about the database an operator should act on (`GET /health`). */
 export interface StoreWarning {
   /** Stable, for alerts: autovacuum_off, long_transaction, clock_skew, listen_unavailable, dead_rows. */
@@ -135,6 +134,7 @@ export interface StoreHealth {
   gauges: Array<{ name: string; help: string; value: number; labels?: Readonly<Record<string, string>> }>;
 }
 
+/** The storage port Baton runs on (SQLite file or Postgres): runs, events, checkpoints, timers. */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** A description for messages, e.g. the database file path. */
