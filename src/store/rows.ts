@@ -8,6 +8,7 @@ import {
   type WaitReason,
 } from '../core/index.ts';
 import type {
+  DeliveryRecord,
   PartialRecord,
   RunRecord,
   SignalRecord,
@@ -239,5 +240,42 @@ export function toSignal(row: SignalRow): SignalRecord {
     createdAt: Number(row.created_at),
     readAt: row.read_at === null ? null : Number(row.read_at),
     readKey: row.read_key,
+  };
+}
+
+/** A deliveries row as both stores read it. */
+export interface DeliveryRow {
+  id: string;
+  run_id: string;
+  kind: DeliveryRecord['kind'];
+  channel: string;
+  route: string;
+  target: string;
+  payload: string;
+  idempotency_key: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  next_at: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export function toDelivery(r: DeliveryRow): DeliveryRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    kind: r.kind,
+    channel: r.channel,
+    route: r.route,
+    target: parseJson(r.target, {}) as Record<string, unknown>,
+    payload: parseJson(r.payload, {}) as Record<string, unknown>,
+    idempotencyKey: r.idempotency_key,
+    status: r.status,
+    attempts: r.attempts,
+    nextAt: r.next_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
   };
 }

@@ -1,7 +1,7 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the Postgres store. */
 import type { NewEvent } from '../../core/index.ts';
 import type { DeliveryRecord, Effects } from '../records.ts';
-import { json, parseJson } from '../rows.ts';
+import { type DeliveryRow, json, toDelivery } from '../rows.ts';
 import type { DeliveryTake, Store } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import type { Tx } from './write-queue.ts';
@@ -36,42 +36,6 @@ export async function writeEffects(ctx: PgContext, tx: Tx, effects: Effects | un
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 0, $9, $9) ON CONFLICT (idempotency_key) DO NOTHING`,
       [d.id, d.runId, d.kind, d.channel, d.route, json(d.target), json(d.payload), d.idempotencyKey, now],
     );
-}
-
-interface DeliveryRow {
-  id: string;
-  run_id: string;
-  kind: DeliveryRecord['kind'];
-  channel: string;
-  route: string;
-  target: string;
-  payload: string;
-  idempotency_key: string;
-  status: DeliveryRecord['status'];
-  attempts: number;
-  next_at: number;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-function toDelivery(r: DeliveryRow): DeliveryRecord {
-  return {
-    id: r.id,
-    runId: r.run_id,
-    kind: r.kind,
-    channel: r.channel,
-    route: r.route,
-    target: parseJson(r.target, {}) as Record<string, unknown>,
-    payload: parseJson(r.payload, {}) as Record<string, unknown>,
-    idempotencyKey: r.idempotency_key,
-    status: r.status,
-    attempts: r.attempts,
-    nextAt: r.next_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-    deliveredAt: r.delivered_at,
-  };
 }
 
 /** SKIP LOCKED: senders in other processes taking deliveries at the same moment get the others. */

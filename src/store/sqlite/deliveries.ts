@@ -1,7 +1,7 @@
 /** Effects written with run changes (timers, deliveries), and the delivery queue of the SQLite store. */
 import type { NewEvent } from '../../core/index.ts';
 import type { DeliveryRecord, Effects } from '../records.ts';
-import { json, parseJson } from '../rows.ts';
+import { type DeliveryRow, json, toDelivery } from '../rows.ts';
 import type { DeliveryTake } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
@@ -37,42 +37,6 @@ export function writeEffects(ctx: SqliteContext, effects: Effects | undefined): 
         now,
         now,
       );
-}
-
-interface DeliveryRow {
-  id: string;
-  run_id: string;
-  kind: DeliveryRecord['kind'];
-  channel: string;
-  route: string;
-  target: string;
-  payload: string;
-  idempotency_key: string;
-  status: DeliveryRecord['status'];
-  attempts: number;
-  next_at: number;
-  last_error: string | null;
-  created_at: number;
-  delivered_at: number | null;
-}
-
-function toDelivery(r: DeliveryRow): DeliveryRecord {
-  return {
-    id: r.id,
-    runId: r.run_id,
-    kind: r.kind,
-    channel: r.channel,
-    route: r.route,
-    target: parseJson(r.target, {}) as Record<string, unknown>,
-    payload: parseJson(r.payload, {}) as Record<string, unknown>,
-    idempotencyKey: r.idempotency_key,
-    status: r.status,
-    attempts: r.attempts,
-    nextAt: r.next_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-    deliveredAt: r.delivered_at,
-  };
 }
 
 export function takeDueDeliveries(ctx: SqliteContext, take: DeliveryTake): Promise<DeliveryRecord[]> {
