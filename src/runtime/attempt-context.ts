@@ -174,7 +174,11 @@ export class AttemptContext implements TaskContext {
    * Starts a child run (memoized: the child's id is derived from this call's key) and awaits its
    * outcome; while the child is open the attempt suspends (`waiting: child`).
    */
-  invoke<I, O>(task: TaskDefinition<I, O>, input: I, options: InvokeOptions = {}): Promise<InvokeOutcome<O>> {
+  invoke<I, O, In = I>(
+    task: TaskDefinition<I, O, In>,
+    input: In,
+    options: InvokeOptions = {},
+  ): Promise<InvokeOutcome<O>> {
     const start = (id: string) => this.init.startChild(task as TaskDefinition, input, options, id);
     return invokeChild(this, task.name, options.key, start);
   }

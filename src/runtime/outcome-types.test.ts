@@ -21,6 +21,22 @@ describe('outcome types', () => {
     expectTypeOf(narrow).toBeFunction();
   });
 
+  it("ctx.invoke: the input is what the child's schema accepts (a field with a default may be left out)", () => {
+    const child = defineTask({
+      name: 'defaulted-child',
+      input: z.object({ topic: z.string(), top: z.number().default(6) }),
+      run: (i) => i.top,
+    });
+    defineTask({
+      name: 'defaulted-parent',
+      run: async (_: unknown, ctx) => {
+        await ctx.invoke(child, { topic: 'x' });
+        // @ts-expect-error top must still be a number when given
+        await ctx.invoke(child, { topic: 'x', top: 'six' });
+      },
+    });
+  });
+
   it('ctx.invoke: the outcome is a union by status, typed by the child task', () => {
     const child = defineTask({ name: 'typed-child', run: async () => ({ artifact: 'x' }) });
     defineTask({

@@ -122,7 +122,11 @@ export interface TaskContext<S = unknown> {
    * (`waiting: child`) without holding a slot. Cancelling this run cancels its open children.
    * `budgetShare` gives the child a share of this run's remaining budget.
    */
-  invoke<I, O>(task: TaskDefinition<I, O>, input: I, options?: InvokeOptions): Promise<InvokeOutcome<O>>;
+  invoke<I, O, In = I>(
+    task: TaskDefinition<I, O, In>,
+    input: In,
+    options?: InvokeOptions,
+  ): Promise<InvokeOutcome<O>>;
   /**
    * Waits durably for the signal `name` (`baton.signal(runId, name, payload)`, `baton signal`,
    * `POST /runs/:id/signals/:name`): `{ status: 'received', payload }`, checked against `schema`, or

@@ -182,7 +182,7 @@ export class ThreadTaskContext implements TaskContext {
 
   // An orchestrating body is not CPU-bound: it belongs in the parent, and the child it starts may
   // run in a thread of its own. (A task definition, with its functions, cannot cross to the parent.)
-  invoke<I, O>(task: TaskDefinition<I, O>): Promise<InvokeOutcome<O>> {
+  invoke<I, O, In = I>(task: TaskDefinition<I, O, In>): Promise<InvokeOutcome<O>> {
     return Promise.reject(
       new BatonError(
         'INVALID_OPTION',
