@@ -7,6 +7,7 @@
 import { type Baton, createBaton, defineTask, type Store } from '../src/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { echoTool, startScheduled } from './_delivery-runs.ts';
+import { LeadTooShort } from './_peer-due.ts';
 
 const CHUNK = 500;
 const STALL_MS = 30_000;
@@ -36,18 +37,25 @@ export function openWaiting(path: string, concurrency: number): { store: Store; 
   return { store, baton };
 }
 
-/** Resolves when the store counts `n` waiting runs; fails when the count stops moving. */
-export async function untilWaiting(store: Store, n: number): Promise<void> {
+/**
+ * Resolves when the store counts `n` waiting runs; fails when the count stops moving, or with
+ * LeadTooShort when `dueAt` (epoch ms) comes first: runs that start after their due instant never
+ * wait, and would be measured late for the wrong reason.
+ */
+export async function untilWaiting(store: Store, n: number, dueAt?: number): Promise<void> {
   let last = -1;
   let since = performance.now();
   for (;;) {
     const waiting = (await store.countRuns()).waiting ?? 0;
     if (waiting >= n) return;
+    if (dueAt !== undefined && Date.now() >= dueAt) throw new LeadTooShort(dueAt - Date.now() - 1);
     if (waiting !== last) {
       last = waiting;
       since = performance.now();
     } else if (performance.now() - since > STALL_MS)
-      throw new Error(`bench: stuck at ${waiting}/${n} waiting runs for ${STALL_MS} ms`);
+      throw new Error(
+        `bench: stuck at ${waiting}/${n} waiting runs for ${STALL_MS} ms (runs by status ${JSON.stringify(await store.countRuns())}; store ${JSON.stringify((store as { commitStats?: unknown }).commitStats ?? null)})`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
