@@ -134,19 +134,17 @@ export function heartbeat(
 ): Promise<string[]> {
   return ctx.write(async (tx) => {
     const now = ctx.now();
-    await tx.execute(`UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2`, [now, owner]);
-    if (active.length > 0)
-      // Rows are locked in id order (see flow-writes.ts on lock order).
-      await tx.execute(
-        `UPDATE ${ctx.t.runs} SET lease_expires_at = $1
-         WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($3::text[]) AND lease_owner = $2
-                        AND status = 'running' ORDER BY id FOR UPDATE)`,
-        [now + leaseMs, owner, active],
-      );
+    // One statement (an idle process heartbeats every third of a lease: round trips are its load).
+    // The runs it extends are locked in id order (see flow-writes.ts on lock order); the final
+    // SELECT reads owner and status, which the lease extension does not change.
     const rows = await tx.select<{ id: string }>(
-      // In creation order, as the SQLite store lists them.
-      `SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $1 AND status = 'running' ORDER BY created_seq`,
-      [owner],
+      `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2),
+       extended AS (UPDATE ${ctx.t.runs} SET lease_expires_at = $3
+         WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($4::text[]) AND lease_owner = $2
+                        AND status = 'running' ORDER BY id FOR UPDATE))
+       -- In creation order, as the SQLite store lists them.
+       SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $2 AND status = 'running' ORDER BY created_seq`,
+      [now, owner, now + leaseMs, active],
     );
     return rows.map((r) => r.id);
   });
