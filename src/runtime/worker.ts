@@ -9,11 +9,12 @@
  * once the runs of workers on this host whose process is gone.
  */
 import { BatonError, type BatonEvent, serializeError } from '../core/index.ts';
-import type { RunRecord, TimerRecord } from '../store/index.ts';
+import type { RunRecord } from '../store/index.ts';
 import type { TimerHandle } from '../time/index.ts';
 import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
-import { currentProcess, isGoneOnThisHost, newWorkerId, type ProcessIdentity } from './process-identity.ts';
+import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
+import { handleDueTimers, type TimerHandler, takeBackRuns } from './worker-upkeep.ts';
 
 /** A worker's concurrency, lease and polling settings. */
 export interface WorkerOptions {
@@ -42,7 +43,7 @@ const CLAIM_BATCH = 16;
  * Handles a due timer. Resolving to 'keep' leaves the timer taken: it comes due again after the store's hold
  * (the thing it waits for has not happened yet, e.g. a scheduled result still being computed).
  */
-export type TimerHandler = (timer: TimerRecord) => Promise<unknown>;
+export type { TimerHandler } from './worker-upkeep.ts';
 
 const WAKING_EVENTS = new Set([
   'run:created',
@@ -363,32 +364,7 @@ export class Worker {
     if (!this.timerDue && now - this.lastTimerCheck < this.currentPollMs) return;
     this.timerDue = false;
     this.lastTimerCheck = now;
-    const due = await this.engine.store.takeDueTimers(100);
-    // Each handler guards its own transition, so they run together and their writes share commits.
-    // A taken timer is deleted once handled; one whose handler failed (or whose taker dies) comes
-    // due again after the store's hold, so no timer is lost.
-    const handled: string[] = [];
-    await Promise.all(
-      due.map(async (t) => {
-        const handler = this.timerHandlers.get(t.kind);
-        if (!handler) {
-          this.engine.logger.warn({ timer: t.id, kind: t.kind }, 'no handler for timer kind; dropped');
-          handled.push(t.id);
-          return;
-        }
-        await handler(t).then(
-          (outcome) => {
-            if (outcome !== 'keep') handled.push(t.id);
-          },
-          (err: unknown) =>
-            this.engine.logger.error(
-              { timer: t.id, err: serializeError(err) },
-              'timer handler failed; it comes due again',
-            ),
-        );
-      }),
-    );
-    if (handled.length > 0) await this.engine.store.cancelTimers(handled);
+    await handleDueTimers(this.engine, this.timerHandlers);
     for (const hook of this.dueHooks)
       await hook().catch((err: unknown) =>
         this.engine.logger.error({ err: serializeError(err) }, 'due work failed'),
@@ -398,18 +374,7 @@ export class Worker {
   /** Takes back runs of gone processes on this host at once, and expired leases everywhere. */
   async recover(): Promise<void> {
     this.lastRecovery = this.engine.clock.now();
-    const workers = await this.engine.store.listWorkers(this.identity.host);
-    const gone = workers
-      .filter((w) => w.id !== this.id && isGoneOnThisHost(w, this.identity.host))
-      .map((w) => w.id);
-    if (gone.length > 0) {
-      const back = await this.engine.store.releaseOwners(gone, 'owner_gone');
-      await this.engine.store.removeWorkers(gone);
-      if (back.length > 0)
-        this.engine.logger.info({ runs: back.length, owners: gone }, 'took back runs of gone workers');
-    }
-    const expired = await this.engine.store.recoverExpiredLeases();
-    if (expired.length > 0) this.engine.logger.info({ runs: expired.length }, 'recovered expired leases');
+    await takeBackRuns(this.engine, this.id, this.identity.host);
   }
 
   /** Stops claiming, interrupts running attempts, waits for them, and hands their runs back. */
