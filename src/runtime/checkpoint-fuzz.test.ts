@@ -76,8 +76,9 @@ describe('property: a checkpoint is stored and read back equal, or refused and n
     const run = await rt.baton.start(task, {});
     const out = await run.result();
     if (out.status !== 'succeeded') throw out.error ?? new Error(`run ${out.status}`);
-    // Both branches were exercised.
-    expect(outcomes.stored).toBeGreaterThan(50);
+    // Both branches were exercised. Not more than that: how many of the 200 values are storable is
+    // up to the seed (49 stored was seen in CI), and the property above is what is asserted.
+    expect(outcomes.stored).toBeGreaterThan(20);
     expect(outcomes.refused).toBeGreaterThan(5);
   });
 });
