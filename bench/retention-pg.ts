@@ -11,10 +11,10 @@
  * (`retention_pg.untuned_*`), in the same run; plus the dead rows left in `events` at the end.
  */
 import pg from 'pg';
-import type { NewEvent } from '../src/core/index.ts';
 import { openPostgresStore, type PostgresStore } from '../src/store/postgres/index.ts';
 import { ManualClock } from '../src/time/index.ts';
 import { PrivateCluster } from '../test/fixtures/pg-private-cluster.ts';
+import { retentionBatch } from './_retention-runs.ts';
 
 const PER_MINUTE = 60;
 const TTL_MS = 3_600_000;
@@ -38,18 +38,8 @@ async function addFinished(
   n: number,
   expiresAt: number,
 ): Promise<void> {
-  const ids = Array.from({ length: n }, (_, j) => `${prefix}${j}`);
-  const events: NewEvent[] = ids.flatMap((runId) =>
-    Array.from({ length: 6 }, (_, k) => ({
-      runId,
-      type: 'log:message' as const,
-      data: { level: 'info' as const, message: `event ${k} `.padEnd(300, '.') },
-    })),
-  );
-  await store.createRuns(
-    ids.map((id) => ({ id, kind: 'task' as const, name: 'work', input: { id }, status: 'queued' as const })),
-    events,
-  );
+  const { ids, runs, events } = retentionBatch(prefix, 0, n);
+  await store.createRuns(runs, events);
   await store.pool.query(
     `UPDATE ${pg.escapeIdentifier(store.schema)}.runs SET status = 'succeeded', expires_at = $1 WHERE id = ANY($2::text[])`,
     [expiresAt, ids],

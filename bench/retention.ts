@@ -21,9 +21,9 @@
  */
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { NewEvent } from '../src/core/index.ts';
 import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
 import { ManualClock } from '../src/time/index.ts';
+import { retentionBatch } from './_retention-runs.ts';
 import { median, withTempDir } from './_stats.ts';
 
 const PER_MINUTE = 120;
@@ -44,24 +44,8 @@ function fileMb(store: SqliteStore): number {
 /** Creates `n` runs with 6 events each, finished at `now` with the TTL, in batches of 500. */
 async function addFinished(store: SqliteStore, prefix: string, n: number, expiresAt: number): Promise<void> {
   for (let i = 0; i < n; i += 500) {
-    const ids = Array.from({ length: Math.min(500, n - i) }, (_, j) => `${prefix}${i + j}`);
-    const events: NewEvent[] = ids.flatMap((runId) =>
-      Array.from({ length: 6 }, (_, k) => ({
-        runId,
-        type: 'log:message' as const,
-        data: { level: 'info' as const, message: `event ${k} `.padEnd(300, '.') },
-      })),
-    );
-    await store.createRuns(
-      ids.map((id) => ({
-        id,
-        kind: 'task' as const,
-        name: 'work',
-        input: { id },
-        status: 'queued' as const,
-      })),
-      events,
-    );
+    const { ids, runs, events } = retentionBatch(prefix, i, Math.min(500, n - i));
+    await store.createRuns(runs, events);
     store.database
       .prepare(
         "UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id IN (SELECT value FROM json_each(?))",
