@@ -142,3 +142,23 @@ describe('exact BPE counter', () => {
     expect(first).toBe(reference(text));
   });
 });
+
+describe('remembered piece counts', () => {
+  it('stay exact when pieces recur, across counters of one table, and after the memo starts over', async () => {
+    const [ours, reference] = await pair('o200k_base');
+    const next = random(23);
+    const syllables = ['ba', 'qe', 'zu', 'xo', 'vi', 'ka', 'jo', 'wy', '注意', '机制', '力'];
+    // Over 50,000 distinct invented words (pieces that need merging): more than the memo keeps, so
+    // it starts over while counting; then the same words again, in another order.
+    const words = Array.from({ length: 60_000 }, (_, i) =>
+      Array.from({ length: 4 + (i % 4) }, () => syllables[Math.floor(next() * syllables.length)]).join(''),
+    );
+    const text = words.join(' ');
+    expect(ours(text)).toBe(reference(text));
+    const shuffled = [...words].reverse().join(' ');
+    expect(ours(shuffled)).toBe(reference(shuffled));
+    const fresh = await loadEncoding('o200k_base');
+    expect(fresh(text)).toBe(reference(text));
+    for (const w of words.slice(0, 300)) expect(fresh(` ${w}`), w).toBe(reference(` ${w}`));
+  });
+});

@@ -18,7 +18,10 @@
  * - pieces of more than LONG_PIECE parts merge with a heap (bpe-heap.ts, O(n log n)), so a megabyte
  *   without a separator (base64, a DNA string, Han text without punctuation) cannot stall the process;
  * - o200k's split is done by hand from char codes where that is exact (o200k-pieces.ts): the regex
- *   was a quarter of a cold count, and a piece that is a token is then never built as a string.
+ *   was a quarter of a cold count, and a piece that is a token is then never built as a string;
+ * - a counter remembers the counts of the short pieces it merged (PieceMemo), and the counters of
+ *   one table share the pair ranks resolved so far, so re-counting a part of a counted text (a
+ *   field, a sentence, a summary made of sentences) mostly costs the split.
  */
 
 import { CharCollapser } from './bpe-chars.ts';
@@ -199,19 +202,60 @@ export class BpeMerger {
   }
 }
 
+/** Distinct merged pieces one counter remembers; the memo starts over when full. */
+const MEMO_ENTRIES = 1 << 15;
+/** Longer pieces are not remembered (a long run rarely recurs; it would hold memory). */
+const MEMO_CHARS = 64;
+
+/**
+ * The counts of pieces that needed merging, by text. A planner counts the same text several times:
+ * an input, then the fields it summarizes, their sentences and the summary built from them; BPE
+ * pieces recur across those (and across a document), so each is merged once. A count depends on
+ * the piece's text alone, so a remembered count is exact. Only the pieces' own characters are kept:
+ * `slice` would keep the whole text it was cut from alive, so a long piece is copied first.
+ */
+class PieceMemo {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly merger: BpeMerger) {}
+
+  count(piece: string): number {
+    if (piece.length > MEMO_CHARS) return this.merger.countPiece(piece);
+    const known = this.counts.get(piece);
+    if (known !== undefined) return known;
+    const n = this.merger.countPiece(piece);
+    if (this.counts.size >= MEMO_ENTRIES) this.counts.clear();
+    // V8 keeps strings of 13+ characters cut by slice() as views of their parent; concatenating and
+    // slicing again flattens a copy of just this piece.
+    this.counts.set(piece.length < 13 ? piece : `${piece} `.slice(0, -1), n);
+    return n;
+  }
+}
+
+/**
+ * One merger per rank table, shared by its counters: the pair ranks it resolves on demand are a
+ * function of the table alone (a lazily built part of it), so a new planner need not find them
+ * again. Its scratch buffers are only used inside one synchronous countPiece call.
+ */
+const mergers = new WeakMap<BpeTables, BpeMerger>();
+
 /**
  * Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode).
  * With `pieces` (o200k), pieces are delimited by hand where that is exact (o200k-pieces.ts) and a
  * piece that is a token is found from its range, without building its string (most pieces).
  */
 export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200kPieces): TextTokenCounter {
-  const merger = new BpeMerger(tables);
+  let merger = mergers.get(tables);
+  if (!merger) {
+    merger = new BpeMerger(tables);
+    mergers.set(tables, merger);
+  }
+  const memo = new PieceMemo(merger);
   if (pieces)
     return (text) => {
       let count = 0;
       for (let i = 0; i < text.length; ) {
         const end = pieces.end(text, i);
-        count += tables.rankOfRange(text, i, end) !== NO_RANK ? 1 : merger.countPiece(text.slice(i, end));
+        count += tables.rankOfRange(text, i, end) !== NO_RANK ? 1 : memo.count(text.slice(i, end));
         i = end;
       }
       return count;
@@ -222,7 +266,7 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
     const pieces = text.match(regex);
     if (pieces === null) return 0;
     let count = 0;
-    for (const piece of pieces) count += tables.rankOfText(piece) !== NO_RANK ? 1 : merger.countPiece(piece);
+    for (const piece of pieces) count += tables.rankOfText(piece) !== NO_RANK ? 1 : memo.count(piece);
     return count;
   };
 }
