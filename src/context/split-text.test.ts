@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, wordsOf } from './split-text.ts';
+import { detectLanguage, termsOf, wordsOf } from './split-text.ts';
 
 describe('detectLanguage', () => {
   // The rule as first written: one match per letter (every letter a string in an array).
@@ -45,21 +45,45 @@ function icuWords(text: string, language: 'en' | 'zh'): string[] {
   return [...seg.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
 }
 
+const texts = [
+  "Don't panic: e.g. 3.14 and 1,234 items — the well-known foo_bar isn't new.",
+  'The scheduler retries each step with a growing timeout (30 s, then 60 s), then hands back partial results!',
+  'Ünïcödé naïve résumé façade Ångström; Straße coöperate.',
+  'Модель обрабатывает длинные документы по частям, шаг за шагом.',
+  'Self-attention lets every position attend to all others; O(n²) memory, 12.5% faster on v2.',
+  '注意力机制允许模型在序列的所有位置之间直接建立联系，从而实现高效的并行计算。',
+  'Mixed 中文 and English: abc中文 x2 数据库查询结果 v1.2.3 🚀 done.',
+  'トークン数を正確に数えることが重要です。',
+];
+
 describe('wordsOf', () => {
-  const texts = [
-    "Don't panic: e.g. 3.14 and 1,234 items — the well-known foo_bar isn't new.",
-    'The scheduler retries each step with a growing timeout (30 s, then 60 s), then hands back partial results!',
-    'Ünïcödé naïve résumé façade Ångström; Straße coöperate.',
-    'Модель обрабатывает длинные документы по частям, шаг за шагом.',
-    'Self-attention lets every position attend to all others; O(n²) memory, 12.5% faster on v2.',
-    '注意力机制允许模型在序列的所有位置之间直接建立联系，从而实现高效的并行计算。',
-    'Mixed 中文 and English: abc中文 x2 数据库查询结果 v1.2.3 🚀 done.',
-    'トークン数を正確に数えることが重要です。',
-  ];
   it('gives the words ICU gives on prose in Latin, Cyrillic, Chinese and Japanese', () => {
     for (const t of texts) {
       const language = /\p{Script=Han}/u.test(t) ? 'zh' : 'en';
       expect(wordsOf(t, language), t).toEqual(icuWords(t, language));
     }
+  });
+});
+
+describe('termsOf', () => {
+  const breaks = new Set(['的', '了']);
+  it('gives Chinese runs as bigrams of the stretches between function words, other words as wordsOf', () => {
+    expect(termsOf('注意力机制的计算 Self-attention, v1.2', 'zh', breaks)).toEqual([
+      '注意',
+      '意力',
+      '力机',
+      '机制',
+      '计算',
+      'self',
+      'attention',
+      'v1.2',
+    ]);
+    // A stretch of one character is that character; a surrogate pair is one character.
+    expect(termsOf('好了𠀀中', 'zh', breaks)).toEqual(['好', '𠀀中']);
+  });
+
+  it('gives the same terms as wordsOf where no Chinese or Japanese run occurs', () => {
+    for (const t of texts.filter((x) => !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(x)))
+      expect(termsOf(t, 'en', breaks), t).toEqual(wordsOf(t, 'en'));
   });
 });

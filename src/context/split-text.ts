@@ -170,8 +170,10 @@ export function joinSentences(sentences: readonly Sentence[]): string {
 }
 
 // Scripts ICU segments by dictionary (no spaces between words): their runs still go to ICU.
-const DICTIONARY =
-  '[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}\\u3031-\\u3035\\u309b\\u309c\\u30a0\\u30fc\\uff70]';
+const HAN_KANA =
+  '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3031-\\u3035\\u309b\\u309c\\u30a0\\u30fc\\uff70';
+const SOUTHEAST_ASIAN = '\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
+const DICTIONARY = `[${HAN_KANA}${SOUTHEAST_ASIAN}]`;
 const WORD_CHAR = `(?:(?!${DICTIONARY})[\\p{L}\\p{M}\\p{Nd}\\p{Nl}_])`;
 // Elsewhere a word is what UAX #29 calls one in prose: letters, marks, digits and connector
 // underscores, with an apostrophe or a period/comma between two of them (don't, e.g, 3.14, 1,234).
@@ -198,4 +200,54 @@ export function wordsOf(text: string, language: Language): string[] {
 /** All segments of a text at word granularity, spaces and punctuation included (for exact cuts). */
 export function wordPieces(text: string, language: Language): string[] {
   return Array.from(segmentsOf(text, language, 'word'), (s) => s.segment);
+}
+
+const TERM_OR_RUN = new RegExp(
+  `([${HAN_KANA}]+)|([${SOUTHEAST_ASIAN}]+)|${WORD_CHAR}+(?:['’.,]${WORD_CHAR}+)*`,
+  'gu',
+);
+
+/**
+ * Terms for scoring sentences by frequency (summaries), lowercased: words as `wordsOf` gives them,
+ * except that Chinese and Japanese runs become overlapping character bigrams of the stretches
+ * between `breaks` (single-character function words such as 的, 了), a stretch of one character
+ * that character. Bigrams are the usual index terms of Chinese retrieval and need no dictionary:
+ * ICU's dictionary segmentation was most of the time spent planning protocol 002's example.
+ */
+export function termsOf(text: string, language: Language, breaks: ReadonlySet<string>): string[] {
+  const terms: string[] = [];
+  TERM_OR_RUN.lastIndex = 0;
+  for (let m = TERM_OR_RUN.exec(text); m !== null; m = TERM_OR_RUN.exec(text)) {
+    const run = m[1];
+    if (run !== undefined) bigrams(run, breaks, terms);
+    else if (m[2] !== undefined) {
+      for (const s of segmentsOf(m[2], language, 'word')) if (s.isWordLike) terms.push(s.segment);
+    } else terms.push(m[0].toLowerCase());
+  }
+  return terms;
+}
+
+function bigrams(run: string, breaks: ReadonlySet<string>, out: string[]): void {
+  let prev = '';
+  let single = true;
+  const end = () => {
+    if (prev !== '' && single) out.push(prev);
+    prev = '';
+    single = true;
+  };
+  for (let i = 0; i < run.length; ) {
+    const size = run.codePointAt(i)! > 0xffff ? 2 : 1;
+    const char = size === 1 ? run[i]! : run.slice(i, i + 2);
+    i += size;
+    if (breaks.has(char)) {
+      end();
+      continue;
+    }
+    if (prev !== '') {
+      out.push(prev + char);
+      single = false;
+    }
+    prev = char;
+  }
+  end();
 }

@@ -1,7 +1,7 @@
 /**
  * Text summaries under a token budget, for English and Chinese:
- * - `extractive`: sentences scored by term frequency (content words, ICU word segmentation for
- *   Chinese, stop words dropped), with a bonus for the first sentence of the text and of each
+ * - `extractive`: sentences scored by term frequency (content words; character bigrams for
+ *   Chinese, split at function words; stop words dropped), with a bonus for the first sentence of the text and of each
  *   paragraph and a penalty for fragments; near-duplicates are skipped; chosen sentences keep their
  *   original order. No npm TextRank handles Chinese, and TF scoring is O(n) where TextRank is O(n²).
  * - `key_points`: the same scorer restricted to the lead sentence of each paragraph and bullet lines.
@@ -19,8 +19,8 @@ import {
   type Language,
   type Sentence,
   splitSentences,
+  termsOf,
   wordPieces,
-  wordsOf,
 } from './split-text.ts';
 
 export const SummaryStrategies = ['extractive', 'abstractive', 'key_points', 'truncate'] as const;
@@ -79,8 +79,11 @@ const ZH_STOP = new Set(
   ),
 );
 
+/** Chinese function words of one character: a bigram never spans one (termsOf). */
+const ZH_BREAKS: ReadonlySet<string> = new Set([...ZH_STOP].filter((w) => w.length === 1));
+
 function contentWords(text: string, language: Language): string[] {
-  return wordsOf(text, language).filter((w) => !EN_STOP.has(w) && !ZH_STOP.has(w));
+  return termsOf(text, language, ZH_BREAKS).filter((w) => !EN_STOP.has(w) && !ZH_STOP.has(w));
 }
 
 interface Scored {
