@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hashText } from './bpe-tables.ts';
 import { type EncodingName, loadEncoding, type TextTokenCounter } from './encodings.ts';
 
 /**
@@ -160,5 +161,19 @@ describe('remembered piece counts', () => {
     const fresh = await loadEncoding('o200k_base');
     expect(fresh(text)).toBe(reference(text));
     for (const w of words.slice(0, 300)) expect(fresh(` ${w}`), w).toBe(reference(` ${w}`));
+  });
+
+  it('tell apart pieces whose hashes are equal', async () => {
+    const [, reference] = await pair('o200k_base');
+    // Two pieces with the same 32-bit polynomial hash (found by search): the memo is keyed by it.
+    const [a, b] = [' xowytiontionwy', ' bajoxovijo'];
+    expect(hashText(a)).toBe(hashText(b));
+    expect(reference(a)).not.toBe(reference(b));
+    const fresh = await loadEncoding('o200k_base');
+    expect([fresh(a), fresh(b), fresh(`${b}${a}`)]).toEqual([
+      reference(a),
+      reference(b),
+      reference(`${b}${a}`),
+    ]);
   });
 });

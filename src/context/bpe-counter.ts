@@ -27,7 +27,7 @@
 import { CharCollapser } from './bpe-chars.ts';
 import { mergeLongPiece } from './bpe-heap.ts';
 import { PairTable } from './bpe-pairs.ts';
-import { type BpeTables, NO_RANK } from './bpe-tables.ts';
+import { type BpeTables, hashRange, NO_RANK } from './bpe-tables.ts';
 import type { TextTokenCounter } from './encodings.ts';
 import type { O200kPieces } from './o200k-pieces.ts';
 
@@ -206,27 +206,54 @@ export class BpeMerger {
 const MEMO_ENTRIES = 1 << 15;
 /** Longer pieces are not remembered (a long run rarely recurs; it would hold memory). */
 const MEMO_CHARS = 64;
+/** Twice the entries, so probes stay short; the hash's top MEMO_BITS bits pick the slot. */
+const MEMO_BITS = 16;
+const MEMO_SLOTS = 1 << MEMO_BITS;
 
 /**
  * The counts of pieces that needed merging, by text. A planner counts the same text several times:
  * an input, then the fields it summarizes, their sentences and the summary built from them; BPE
  * pieces recur across those (and across a document), so each is merged once. A count depends on
- * the piece's text alone, so a remembered count is exact. Only the pieces' own characters are kept:
- * `slice` would keep the whole text it was cut from alive, so a long piece is copied first.
+ * the piece's text alone, so a remembered count is exact. Keyed by the hash the token lookup already
+ * computed for the piece's range and confirmed against the remembered text, so a hit builds no
+ * string. Only the pieces' own characters are kept: `slice` would keep the whole text it was cut
+ * from alive, so a remembered piece is copied first.
  */
 class PieceMemo {
-  private readonly counts = new Map<string, number>();
+  /** Slot i: [2i] the piece's hash, [2i + 1] index + 1 of its entry (0: empty). */
+  private readonly slots = new Int32Array(MEMO_SLOTS * 2);
+  private readonly pieces: string[] = [];
+  private readonly counts: number[] = [];
   constructor(private readonly merger: BpeMerger) {}
 
-  count(piece: string): number {
-    if (piece.length > MEMO_CHARS) return this.merger.countPiece(piece);
-    const known = this.counts.get(piece);
-    if (known !== undefined) return known;
-    const n = this.merger.countPiece(piece);
-    if (this.counts.size >= MEMO_ENTRIES) this.counts.clear();
+  /** The tokens of text[start, end), whose hashRange is `h`. */
+  count(text: string, start: number, end: number, h: number): number {
+    if (end - start > MEMO_CHARS) return this.merger.countPiece(text.slice(start, end));
+    const { slots, pieces } = this;
+    const length = end - start;
+    let i = Math.imul(h, 0x9e3779b1) >>> (32 - MEMO_BITS);
+    for (; ; i = (i + 1) & (MEMO_SLOTS - 1)) {
+      const entry = slots[i * 2 + 1]! - 1;
+      if (entry < 0) break;
+      if (slots[i * 2] === h) {
+        const piece = pieces[entry]!;
+        if (piece.length === length && text.startsWith(piece, start)) return this.counts[entry]!;
+      }
+    }
     // V8 keeps strings of 13+ characters cut by slice() as views of their parent; concatenating and
     // slicing again flattens a copy of just this piece.
-    this.counts.set(piece.length < 13 ? piece : `${piece} `.slice(0, -1), n);
+    const piece = length < 13 ? text.slice(start, end) : `${text.slice(start, end)} `.slice(0, -1);
+    const n = this.merger.countPiece(piece);
+    if (pieces.length >= MEMO_ENTRIES) {
+      slots.fill(0);
+      pieces.length = 0;
+      this.counts.length = 0;
+      i = Math.imul(h, 0x9e3779b1) >>> (32 - MEMO_BITS);
+      while (slots[i * 2 + 1] !== 0) i = (i + 1) & (MEMO_SLOTS - 1);
+    }
+    slots[i * 2] = h;
+    slots[i * 2 + 1] = pieces.push(piece);
+    this.counts.push(n);
     return n;
   }
 }
@@ -255,7 +282,8 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
       let count = 0;
       for (let i = 0; i < text.length; ) {
         const end = pieces.end(text, i);
-        count += tables.rankOfRange(text, i, end) !== NO_RANK ? 1 : memo.count(text.slice(i, end));
+        const h = hashRange(text, i, end);
+        count += tables.rankOfHashedRange(text, i, end, h) !== NO_RANK ? 1 : memo.count(text, i, end, h);
         i = end;
       }
       return count;
@@ -266,7 +294,13 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
     const pieces = text.match(regex);
     if (pieces === null) return 0;
     let count = 0;
-    for (const piece of pieces) count += tables.rankOfText(piece) !== NO_RANK ? 1 : memo.count(piece);
+    for (const piece of pieces) {
+      const h = hashRange(piece, 0, piece.length);
+      count +=
+        tables.rankOfHashedRange(piece, 0, piece.length, h) !== NO_RANK
+          ? 1
+          : memo.count(piece, 0, piece.length, h);
+    }
     return count;
   };
 }

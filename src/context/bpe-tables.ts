@@ -63,8 +63,13 @@ export function utf8Kind(bytes: ArrayLike<number>): number {
 }
 
 export function hashText(text: string): number {
+  return hashRange(text, 0, text.length);
+}
+
+/** hashText of `text.slice(start, end)`, without the slice. */
+export function hashRange(text: string, start: number, end: number): number {
   let h = 0;
-  for (let i = 0; i < text.length; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+  for (let i = start; i < end; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
   return h;
 }
 
@@ -79,26 +84,30 @@ export class BpeTables {
   readonly singleByte = new Int32Array(256).fill(NO_RANK);
   /** Per rank: the byte of a single-byte token, -1 for longer tokens. */
   readonly byteOf: Int16Array;
-  private readonly textHash: Int32Array;
-  private readonly textLength: Int32Array;
+  /** Per rank: [2r] the hash of the token's text, [2r + 1] its length (one cache line for both). */
+  private readonly textInfo: Int32Array;
   /** HASH_BASE^k for k up to the longest text token. */
   private readonly powers: Int32Array;
   /** A Bloom filter of the text tokens' hashes (256 KB, stays in cache): a clear bit = no token. */
   private readonly bloom = new Int32Array(BLOOM_BITS >>> 5);
-  /** Open addressing: rank + 1 of a text token, 0 for an empty slot. */
+  /**
+   * Open addressing, two numbers a slot: [2i] rank + 1 of a text token (0: empty), [2i + 1] its
+   * hash, so a probe that is not the token is told apart without reading the token's own entries.
+   */
   private readonly slots: Int32Array;
+  private readonly mask: number;
   private readonly shift: number;
 
   constructor(ranks: RankTable) {
     const n = ranks.length;
     this.text = new Array<string | null>(n).fill(null);
     this.latin1 = new Array<string | undefined>(n);
-    this.textHash = new Int32Array(n);
-    this.textLength = new Int32Array(n);
+    this.textInfo = new Int32Array(n * 2);
     this.byteOf = new Int16Array(n).fill(-1);
     let bits = 1;
     while (1 << bits < n * 2.5) bits++;
-    this.slots = new Int32Array(1 << bits);
+    this.slots = new Int32Array(2 << bits);
+    this.mask = (1 << bits) - 1;
     this.shift = 32 - bits;
     let longest = 1;
     for (let rank = 0; rank < n; rank++) {
@@ -118,14 +127,15 @@ export class BpeTables {
       if (t.length === 1 && t.charCodeAt(0) < 0x80) this.singleByte[t.charCodeAt(0)] = rank;
       this.text[rank] = t;
       const h = hashText(t);
-      this.textHash[rank] = h;
-      this.textLength[rank] = t.length;
+      this.textInfo[rank * 2] = h;
+      this.textInfo[rank * 2 + 1] = t.length;
       if (t.length > longest) longest = t.length;
       this.bloom[bloomA(h) >>> 5]! |= 1 << (h & 31);
       this.bloom[bloomB(h) >>> 5]! |= 1 << (bloomB(h) & 31);
       let i = this.slot(h);
-      while (this.slots[i] !== 0) i = (i + 1) & (this.slots.length - 1);
-      this.slots[i] = rank + 1;
+      while (this.slots[i * 2] !== 0) i = (i + 1) & this.mask;
+      this.slots[i * 2] = rank + 1;
+      this.slots[i * 2 + 1] = h;
     }
     for (let b = 0; b < 256; b++) {
       if (this.singleByte[b] === NO_RANK) throw new Error(`rank table has no token for byte ${b}`);
@@ -143,33 +153,39 @@ export class BpeTables {
   /** The rank of the token spelled `text`, or NO_RANK. */
   rankOfText(text: string): number {
     const h = hashText(text);
-    const mask = this.slots.length - 1;
+    const { mask, slots } = this;
     for (let i = this.slot(h); ; i = (i + 1) & mask) {
-      const r = this.slots[i]! - 1;
+      const r = slots[i * 2]! - 1;
       if (r < 0) return NO_RANK;
-      if (this.textHash[r] === h && this.text[r] === text) return r;
+      if (slots[i * 2 + 1] === h && this.text[r] === text) return r;
     }
   }
 
   /** The rank of the token spelled `text.slice(start, end)`, or NO_RANK, without the slice. */
   rankOfRange(text: string, start: number, end: number): number {
-    let h = 0;
-    for (let i = start; i < end; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
+    return this.rankOfHashedRange(text, start, end, hashRange(text, start, end));
+  }
+
+  /** rankOfRange with the range's hashRange already computed (the caller keys its memo by it). */
+  rankOfHashedRange(text: string, start: number, end: number, h: number): number {
     const length = end - start;
-    const mask = this.slots.length - 1;
+    const { mask, slots } = this;
     for (let i = this.slot(h); ; i = (i + 1) & mask) {
-      const r = this.slots[i]! - 1;
+      const r = slots[i * 2]! - 1;
       if (r < 0) return NO_RANK;
-      if (this.textHash[r] === h && this.textLength[r] === length && text.startsWith(this.text[r]!, start))
-        return r;
+      if (slots[i * 2 + 1] === h) {
+        const t = this.text[r]!;
+        if (t.length === length && text.startsWith(t, start)) return r;
+      }
     }
   }
 
   /** False when no token is spelled as text token `left` then text token `right` (a Bloom filter). */
   mayHaveTextPair(left: number, right: number): boolean {
-    const length = this.textLength[right]!;
-    if (this.textLength[left]! + length >= this.powers.length) return false;
-    const h = (Math.imul(this.textHash[left]!, this.powers[length]!) + this.textHash[right]!) | 0;
+    const info = this.textInfo;
+    const length = info[right * 2 + 1]!;
+    if (info[left * 2 + 1]! + length >= this.powers.length) return false;
+    const h = (Math.imul(info[left * 2]!, this.powers[length]!) + info[right * 2]!) | 0;
     if ((this.bloom[bloomA(h) >>> 5]! & (1 << (h & 31))) === 0) return false;
     const hb = bloomB(h);
     return (this.bloom[hb >>> 5]! & (1 << (hb & 31))) !== 0;
@@ -184,17 +200,17 @@ export class BpeTables {
     const b = this.text[right]!;
     const length = a.length + b.length;
     if (length >= this.powers.length) return NO_RANK;
-    const h = (Math.imul(this.textHash[left]!, this.powers[b.length]!) + this.textHash[right]!) | 0;
+    const h = (Math.imul(this.textInfo[left * 2]!, this.powers[b.length]!) + this.textInfo[right * 2]!) | 0;
     if ((this.bloom[bloomA(h) >>> 5]! & (1 << (h & 31))) === 0) return NO_RANK;
     const hb = bloomB(h);
     if ((this.bloom[hb >>> 5]! & (1 << (hb & 31))) === 0) return NO_RANK;
-    const mask = this.slots.length - 1;
+    const { mask, slots } = this;
     for (let i = this.slot(h); ; i = (i + 1) & mask) {
-      const r = this.slots[i]! - 1;
+      const r = slots[i * 2]! - 1;
       if (r < 0) return NO_RANK;
-      if (this.textHash[r] === h && this.textLength[r] === length) {
+      if (slots[i * 2 + 1] === h) {
         const t = this.text[r]!;
-        if (t.startsWith(a) && t.endsWith(b)) return r;
+        if (t.length === length && t.startsWith(a) && t.endsWith(b)) return r;
       }
     }
   }
