@@ -1,6 +1,23 @@
 // Crockford base32: sortable, case-insensitive, no ambiguous letters.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+// Random bytes are drawn from the system 1,280 at a time: one getRandomValues call per id cost
+// more than the rest of creating a run's id (a call into the engine for 10 bytes).
+const POOL = 1_280;
+let pool = new Uint8Array(0);
+let pooled = POOL;
+
+/** Ten fresh random bytes, at `pool[pooled…pooled+9]`. */
+function randomBytes10(): Uint8Array {
+  pooled += 10;
+  if (pooled + 10 > pool.length) {
+    // Web Crypto, not node:crypto: the typed client imports core and runs in browsers and on edge runtimes.
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL));
+    pooled = 0;
+  }
+  return pool;
+}
+
 /**
  * A ULID-style id (48-bit time + 80 random bits) with a prefix, e.g. `run_01JD3…`. Ids sort by
  * creation time, so `ls` lists newest first without an extra index; the time comes from the caller's
@@ -13,13 +30,12 @@ export function newId(prefix: string, nowMs: number): string {
     head = ALPHABET[time % 32] + head;
     time = Math.floor(time / 32);
   }
-  // Web Crypto, not node:crypto: the typed client imports core and runs in browsers and on edge runtimes.
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(10));
+  const bytes = randomBytes10();
   let tail = '';
   let acc = 0;
   let bits = 0;
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
+  for (let i = pooled; i < pooled + 10; i++) {
+    acc = (acc << 8) | (bytes[i] as number);
     bits += 8;
     while (bits >= 5) {
       bits -= 5;

@@ -24,9 +24,12 @@ export async function prepareAttempt(
   fence: Fence,
 ): Promise<PreparedAttempt> {
   const { store } = engine;
+  // Steps and checkpoints are written only under a lease (fenced), and every claim increments the
+  // lease token: a run on its first lease has none, so its first attempt skips both reads.
+  const first = run.leaseToken === 1;
   const [steps, last, siblings] = await Promise.all([
-    store.getSteps(run.id),
-    store.getLastCheckpoint(run.id),
+    first ? [] : store.getSteps(run.id),
+    first ? undefined : store.getLastCheckpoint(run.id),
     run.parentId && run.dependsOn.length > 0 ? store.listRuns({ parentId: run.parentId, limit: 10_000 }) : [],
   ]);
   const memo = new Map<string, unknown>();

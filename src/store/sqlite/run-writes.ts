@@ -51,6 +51,8 @@ export function createRuns(
     json(r.meta ?? {}),
     null,
   ]);
+  // Their events need not read the roots back.
+  const roots = new Map(runs.map((r) => [r.id, r.rootId ?? r.id]));
   return ctx.write((scope) => {
     const now = ctx.now();
     const insert = ctx.stmt(INSERT_RUN);
@@ -70,7 +72,7 @@ export function createRuns(
         throw err;
       }
     }
-    ctx.appendEvents(scope, events);
+    ctx.appendEvents(scope, events, roots);
     writeEffects(ctx, effects);
   });
 }
@@ -144,10 +146,17 @@ function transitionSync(
   events: readonly NewEvent[],
   guard: TransitionGuard,
 ): RunRecord {
-  const plan = planTransition(getRunSync(ctx, runId), runId, patch, encoded, guard, ctx.now());
+  // Whether the run has children comes with its row: most runs have none, and then ending one skips
+  // the search for open descendants.
+  const row = ctx
+    .stmt(
+      'SELECT *, EXISTS (SELECT 1 FROM runs c WHERE c.parent_id = runs.id) AS has_children FROM runs WHERE id = ?',
+    )
+    .get(runId) as (RunRow & { has_children: number }) | undefined;
+  const plan = planTransition(row && toRun(row), runId, patch, encoded, guard, ctx.now());
   if (apply(ctx, plan.update) !== 1) throw runNotFound(runId);
   ctx.appendEvents(scope, events);
-  if (plan.cancelSteps) {
+  if (plan.cancelSteps && row?.has_children === 1) {
     const open = ctx
       .stmt(
         // Every open descendant: a flow's steps, and the children tasks started with ctx.invoke at any depth.

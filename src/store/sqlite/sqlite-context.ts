@@ -74,22 +74,32 @@ export class SqliteContext {
       | { root_id: string }
       | undefined;
     if (!row) throw new BatonError('RUN_NOT_FOUND', `no run with id ${runId}`, { data: { runId } });
-    if (this.roots.size > 50_000) this.roots.clear();
-    this.roots.set(runId, row.root_id);
+    this.knowRoot(runId, row.root_id);
     return row.root_id;
+  }
+
+  /** The root of a run read in a write (a claim): its events need not read it again. */
+  knowRoot(runId: string, rootId: string): void {
+    if (this.roots.size > 50_000) this.roots.clear();
+    this.roots.set(runId, rootId);
   }
 
   forgetRoots(): void {
     this.roots.clear();
   }
 
-  appendEvents(scope: WriteScope, events: readonly NewEvent[]): BatonEvent[] {
+  /** `created`: the roots of runs this write inserted (not cached: the write may still roll back). */
+  appendEvents(
+    scope: WriteScope,
+    events: readonly NewEvent[],
+    created?: ReadonlyMap<string, string>,
+  ): BatonEvent[] {
     if (events.length === 0) return [];
     const at = this.now();
     const insert = this.stmt('INSERT INTO events (run_id, root_id, type, at, data) VALUES (?, ?, ?, ?, ?)');
     const out: BatonEvent[] = [];
     for (const e of events) {
-      const rootId = this.rootOf(e.runId);
+      const rootId = created?.get(e.runId) ?? this.rootOf(e.runId);
       const info = insert.run(e.runId, rootId, e.type, at, json(e.data));
       out.push({ id: Number(info.lastInsertRowid), runId: e.runId, rootId, type: e.type, at, data: e.data });
     }

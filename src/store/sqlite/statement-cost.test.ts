@@ -1,0 +1,93 @@
+/**
+ * What a run costs in SQL statements on the SQLite store (issue 18: one worker's throughput is bound
+ * by the main thread's statements). Every statement the store executes is logged by wrapping the
+ * driver's `prepare`; the assertions name the statements a run must not need.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { defineTask } from '../../runtime/define-task.ts';
+import { type TestRuntime, testRuntime } from '../../testing/index.ts';
+import { sqliteDriver } from './driver.ts';
+
+type Prepare = (this: unknown, sql: string) => { run: Fn; get: Fn; all: Fn };
+type Fn = (...args: unknown[]) => unknown;
+
+const executed: string[] = [];
+const proto = sqliteDriver().Database.prototype as unknown as { prepare: Prepare };
+const original = proto.prepare;
+
+beforeAll(() => {
+  proto.prepare = function (this: unknown, sql: string) {
+    const statement = original.call(this, sql);
+    const text = sql.replace(/\s+/g, ' ').trim();
+    for (const method of ['run', 'get', 'all'] as const) {
+      const call = statement[method].bind(statement);
+      statement[method] = (...args: unknown[]) => {
+        executed.push(text);
+        return call(...args);
+      };
+    }
+    return statement;
+  };
+});
+afterAll(() => {
+  proto.prepare = original;
+});
+
+let rt: TestRuntime | undefined;
+afterEach(async () => {
+  await rt?.dispose();
+  rt = undefined;
+});
+
+const count = (pattern: RegExp) => executed.filter((sql) => pattern.test(sql)).length;
+
+describe('statements per run (SQLite)', () => {
+  it('a run on its first lease reads no steps or checkpoints, creation reads no root back, and ending searches no descendants', async () => {
+    rt = testRuntime({ worker: { concurrency: 10 } });
+    const noop = defineTask({ name: 'noop', retry: false, run: () => 'ok' });
+    rt.baton.register(noop);
+    await rt.baton.ready();
+    executed.length = 0;
+    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => rt?.baton.start(noop, { i })));
+    for (const run of runs) expect((await run?.result())?.status).toBe('succeeded');
+
+    expect(count(/^INSERT INTO runs /)).toBe(40);
+    expect(count(/FROM steps WHERE run_id/)).toBe(0);
+    expect(count(/FROM checkpoints WHERE run_id/)).toBe(0);
+    expect(count(/^SELECT root_id FROM runs/)).toBe(0);
+    expect(count(/WITH RECURSIVE/)).toBe(0);
+  });
+
+  it('claims any number of runs in a fixed number of statements', async () => {
+    rt = testRuntime({ worker: false });
+    const noop = defineTask({ name: 'noop', retry: false, run: () => 'ok' });
+    rt.baton.register(noop);
+    await Promise.all(Array.from({ length: 16 }, (_, i) => rt?.baton.start(noop, { i })));
+    executed.length = 0;
+    const claimed = await rt.store.claimRuns({ owner: 'w1', leaseMs: 5_000, limit: 16, names: ['noop'] });
+    expect(claimed).toHaveLength(16);
+    // In claim order, each on its first lease.
+    expect(claimed.map((r) => r.id)).toEqual([...claimed.map((r) => r.id)].sort());
+    expect(claimed.every((r) => r.status === 'running' && r.leaseOwner === 'w1' && r.leaseToken === 1)).toBe(
+      true,
+    );
+    expect(count(/^UPDATE runs SET status = 'running'/)).toBe(1);
+    expect(count(/^(SELECT|UPDATE|INSERT|DELETE|WITH)/)).toBe(3);
+  });
+
+  it('still searches the descendants of a run that has children when it ends', async () => {
+    rt = testRuntime({ worker: { concurrency: 4 } });
+    const child = defineTask({ name: 'child', retry: false, run: () => 'c' });
+    const parent = defineTask({
+      name: 'parent',
+      retry: false,
+      run: async (_: unknown, ctx) => (await ctx.invoke(child, {})).status,
+    });
+    rt.baton.register(child);
+    rt.baton.register(parent);
+    executed.length = 0;
+    const run = await rt.baton.start(parent, {});
+    expect((await run.result()).status).toBe('succeeded');
+    expect(count(/WITH RECURSIVE/)).toBeGreaterThan(0);
+  });
+});
