@@ -1,8 +1,9 @@
 /**
  * What `import 'baton'` costs a fresh process (issue 15 item 4: ≤ 100 ms on this machine; it
  * matters for the serverless adapter, where every cold start pays it). Measured against the built
- * package, not the sources through tsx: the sources are compiled into .tmp/bench-import/ (inside the
- * repository, so the build's bare imports resolve to this node_modules) once per bench run.
+ * package, not the sources through tsx: the sources are bundled as `npm run build` does
+ * (scripts/bundle.ts) into .tmp/bench-import/ (inside the repository, so the build's bare imports
+ * resolve to this node_modules) once per bench run.
  *
  * - import.root_ms: wall time of `await import('<dist>/index.js')` inside a fresh `node` process
  *   (performance.now around the import), median of 9 processes.
@@ -15,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bundle } from '../scripts/bundle.ts';
 import { type BenchMetric, median, round } from './_stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -25,15 +27,10 @@ export const peers = [
   'import.bullmq_ms is BullMQ 6 (a queue library, no durable execution) imported the same way, as a reference for what a Node job library costs at cold start.',
 ];
 
-function build(): string {
+/** The package's JavaScript as `npm run build` makes it (scripts/bundle.ts), into .tmp/. */
+async function build(): Promise<string> {
   rmSync(OUT, { recursive: true, force: true });
-  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', join(OUT, 'dist')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (r.status !== 0)
-    throw new Error(`building the package for the import bench failed:\n${r.stdout}${r.stderr}`);
+  await bundle(join(OUT, 'dist'));
   return join(OUT, 'dist', 'index.js');
 }
 
@@ -59,7 +56,7 @@ function measure(specifier: string): { wall: number; cpu: number } {
 }
 
 export default async function bench(): Promise<BenchMetric[]> {
-  const entry = pathToFileURL(build()).href;
+  const entry = pathToFileURL(await build()).href;
   const empty = join(OUT, 'empty.mjs');
   mkdirSync(OUT, { recursive: true });
   writeFileSync(empty, 'export {};\n');

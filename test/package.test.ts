@@ -184,6 +184,58 @@ console.log(JSON.stringify({ status: outcome.status, output: outcome.output }));
     expect(readdirSync(app)).toContain('user.db');
   });
 
+  it("import 'baton' loads a few bundled files and none of the dependencies Baton loads on first use", async () => {
+    writeFileSync(
+      join(app, 'root-loads.mjs'),
+      `await import('baton');
+await new Promise((r) => setTimeout(r, 50)); // the hook thread's last messages
+console.log(JSON.stringify([...globalThis.__loadedUrls]));
+`,
+    );
+    const urls = JSON.parse(
+      (
+        await sh(
+          process.execPath,
+          ['--import', join(REPO, 'test', 'fixtures', 'record-loads.mjs'), 'root-loads.mjs'],
+          app,
+        )
+      ).trim(),
+    ) as string[];
+    // scripts/bundle.ts: ~15 files (the root and its shared chunks) instead of ~190 modules.
+    const own = urls.filter((u) => u.includes('/node_modules/baton/dist/'));
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.length).toBeLessThanOrEqual(30);
+    const heavy = urls.filter((u) =>
+      /\/node_modules\/(zod|pino|ajv|json-p3|better-sqlite3[^/]*|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai)\//.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+
+  it('runs a task in a worker thread from the bundled build (isolation: "thread")', async () => {
+    writeFileSync(
+      join(app, 'thread-task.mjs'),
+      `import { isMainThread } from 'node:worker_threads';
+import { createBaton, defineTask } from 'baton';
+export const where = defineTask({
+  name: 'where',
+  isolation: 'thread',
+  module: import.meta.url,
+  run: async () => (isMainThread ? 'main' : 'thread'),
+});
+if (isMainThread && process.argv[1] === new URL(import.meta.url).pathname) {
+  const baton = createBaton({ store: './thread.db', tasks: [where] });
+  const outcome = await (await baton.start(where)).result();
+  await baton.close();
+  console.log(JSON.stringify({ status: outcome.status, output: outcome.output }));
+}
+`,
+    );
+    const out = await sh(process.execPath, ['thread-task.mjs'], app);
+    expect(JSON.parse(out.trim())).toEqual({ status: 'succeeded', output: 'thread' });
+  });
+
   it('loads every subpath at run time', async () => {
     writeFileSync(
       join(app, 'subpaths.mjs'),

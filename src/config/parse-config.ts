@@ -5,21 +5,15 @@
  * `createBaton` options the commands and the server use.
  */
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { BatonError, fieldPath, valueAtPath } from '../core/index.ts';
 import { parseWebhookTarget } from '../delivery/index.ts';
+import { lazySchema } from '../deps/index.ts';
 import type { TableDeclarations } from '../refs/index.ts';
 import { type BatonOptions, isFlowDefinition, isTaskDefinition } from '../runtime/index.ts';
 import { checkZone } from '../schedule/index.ts';
 import { parseDuration } from '../time/index.ts';
 import type { AnyDefinition, BatonConfig } from './define-config.ts';
-
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'a function' });
-const duration = z.union([z.number(), z.string()], { error: 'milliseconds or a string like "24h"' });
-const path = z
-  .string({ error: 'a path (relative to the config file)' })
-  .min(1, { error: 'a non-empty path' });
-const anything = z.unknown().optional();
 
 const CONTEXT_KEYS = [
   'contextLimits',
@@ -39,76 +33,86 @@ const CONTEXT_KEYS = [
   'onOverflow',
 ] as const;
 
-/** The context options' values are checked by createContextPlanner; their names are checked here. */
-const contextSchema = z.strictObject(Object.fromEntries(CONTEXT_KEYS.map((k) => [k, anything])), {
-  error: 'an object of context options',
-});
+/** Built with zod on first use (see `deps/zod.ts`). */
+const configSchema = lazySchema((z) => {
+  const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { error: 'a function' });
+  const duration = z.union([z.number(), z.string()], { error: 'milliseconds or a string like "24h"' });
+  const path = z
+    .string({ error: 'a path (relative to the config file)' })
+    .min(1, { error: 'a non-empty path' });
+  const anything = z.unknown().optional();
 
-const configSchema = z.strictObject(
-  {
-    db: path.optional(),
-    tasks: z
-      .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
-        error: 'a list of tasks and flows, or a module of them',
-      })
-      .optional(),
-    workspace: path.optional(),
-    tables: z
-      .record(
-        z.string(),
-        z.strictObject(
+  // The context options' values are checked by createContextPlanner; their names are checked here.
+  const contextSchema = z.strictObject(Object.fromEntries(CONTEXT_KEYS.map((k) => [k, anything])), {
+    error: 'an object of context options',
+  });
+
+  return z.strictObject(
+    {
+      db: path.optional(),
+      tasks: z
+        .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+          error: 'a list of tasks and flows, or a module of them',
+        })
+        .optional(),
+      workspace: path.optional(),
+      tables: z
+        .record(
+          z.string(),
+          z.strictObject(
+            {
+              columns: z.array(z.string({ error: 'a column name' }), { error: 'a list of column names' }),
+              source: z.string({ error: 'a table or view name' }).optional(),
+            },
+            { error: 'an object { columns, source? }' },
+          ),
+          { error: 'an object of table declarations' },
+        )
+        .optional(),
+      tablesDatabase: path.optional(),
+      refs: z
+        .strictObject(
           {
-            columns: z.array(z.string({ error: 'a column name' }), { error: 'a list of column names' }),
-            source: z.string({ error: 'a table or view name' }).optional(),
+            virtualRoot: z.union([z.string(), z.null()], { error: 'an absolute path or null' }).optional(),
+            maxFileBytes: z.int({ error: 'a whole number of bytes' }).positive().optional(),
+            maxQueryLimit: z.int({ error: 'a whole number' }).positive().optional(),
+            timeoutMs: z.int({ error: 'a whole number of milliseconds' }).positive().optional(),
           },
-          { error: 'an object { columns, source? }' },
-        ),
-        { error: 'an object of table declarations' },
-      )
-      .optional(),
-    tablesDatabase: path.optional(),
-    refs: z
-      .strictObject(
-        {
-          virtualRoot: z.union([z.string(), z.null()], { error: 'an absolute path or null' }).optional(),
-          maxFileBytes: z.int({ error: 'a whole number of bytes' }).positive().optional(),
-          maxQueryLimit: z.int({ error: 'a whole number' }).positive().optional(),
-          timeoutMs: z.int({ error: 'a whole number of milliseconds' }).positive().optional(),
-        },
-        { error: 'an object' },
-      )
-      .optional(),
-    context: contextSchema.optional(),
-    timezone: z.string({ error: 'an IANA time zone name such as "Asia/Shanghai"' }).optional(),
-    schedule: z
-      .strictObject(
-        {
-          horizon: duration.optional(),
-          progress: z
-            .strictObject(
-              { template: anything, overlays: anything, generate: fn.optional() },
-              { error: 'an object' },
-            )
-            .optional(),
-        },
-        { error: 'an object' },
-      )
-      .optional(),
-    delivery: z
-      .strictObject(
-        {
-          webhooks: z.record(z.string(), z.unknown(), { error: 'an object of named webhooks' }).optional(),
-          onDelivery: fn.optional(),
-          callbackName: z.string({ error: 'a name' }).optional(),
-          callbackTimeout: duration.optional(),
-        },
-        { error: 'an object' },
-      )
-      .optional(),
-    ttl: duration.optional(),
-  },
-  { error: 'an object (export default defineConfig({ ... }))' },
-);
+          { error: 'an object' },
+        )
+        .optional(),
+      context: contextSchema.optional(),
+      timezone: z.string({ error: 'an IANA time zone name such as "Asia/Shanghai"' }).optional(),
+      schedule: z
+        .strictObject(
+          {
+            horizon: duration.optional(),
+            progress: z
+              .strictObject(
+                { template: anything, overlays: anything, generate: fn.optional() },
+                { error: 'an object' },
+              )
+              .optional(),
+          },
+          { error: 'an object' },
+        )
+        .optional(),
+      delivery: z
+        .strictObject(
+          {
+            webhooks: z.record(z.string(), z.unknown(), { error: 'an object of named webhooks' }).optional(),
+            onDelivery: fn.optional(),
+            callbackName: z.string({ error: 'a name' }).optional(),
+            callbackTimeout: duration.optional(),
+          },
+          { error: 'an object' },
+        )
+        .optional(),
+      ttl: duration.optional(),
+    },
+    { error: 'an object (export default defineConfig({ ... }))' },
+  );
+});
 
 /** The configuration as the commands use it. */
 export interface ResolvedConfig {

@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { fieldPath, ValidationError, valueAtPath } from '../core/index.ts';
+import { lazySchema } from '../deps/index.ts';
 import { type Duration, parseDuration } from '../time/index.ts';
 import { DEFAULT_WEBHOOK_RETRY } from './retry-schedule.ts';
 import type { SignatureSecret } from './signature.ts';
@@ -19,35 +20,39 @@ import { checkWebhookUrl } from './webhook-url.ts';
  */
 
 const DURATION = 'milliseconds or a string like "10s"';
-const duration = z.union([z.number(), z.string()], { error: DURATION });
-const secretString = z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' });
 
-export const webhookTargetSchema = z.strictObject({
-  url: z.string({ error: 'an absolute http: or https: URL' }),
-  /** Shared secret for `baton-signature`; several during a rotation. @default none (unsigned) */
-  secret: z
-    .union([secretString, z.array(secretString).min(1, { error: 'a non-empty array of secrets' })], {
-      error: 'a non-empty string or an array of them',
-    })
-    .optional(),
-  /** Time allowed for one try. @default "10s" */
-  timeout: duration.optional(),
-  retry: z
-    .strictObject({
-      /** Wait after the first failed try. @default "1s" */
-      base: duration.optional(),
-      /** Growth of the wait per try. @default 2 */
-      factor: z.number({ error: 'a number ≥ 1' }).min(1, { error: 'a number ≥ 1' }).optional(),
-      /** Cap of the wait (a receiver's retry-after may exceed it). @default "5m" */
-      max: duration.optional(),
-      /** Tries in all, the first included. @default 8 */
-      maxAttempts: z.int({ error: 'an integer ≥ 1' }).min(1, { error: 'an integer ≥ 1' }).optional(),
-    })
-    .optional(),
-  /** Extra request headers (e.g. authorization); Baton's own headers cannot be overridden. @default {} */
-  headers: z.record(z.string(), z.string({ error: 'a string' })).optional(),
-  /** Allow a receiver on loopback, link-local or private addresses (checked after resolving too). @default false */
-  allowPrivateNetwork: z.boolean({ error: 'true or false' }).optional(),
+/** Built with zod on first use (see `deps/zod.ts`). */
+export const webhookTargetSchema = lazySchema((z) => {
+  const duration = z.union([z.number(), z.string()], { error: DURATION });
+  const secretString = z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' });
+
+  return z.strictObject({
+    url: z.string({ error: 'an absolute http: or https: URL' }),
+    /** Shared secret for `baton-signature`; several during a rotation. @default none (unsigned) */
+    secret: z
+      .union([secretString, z.array(secretString).min(1, { error: 'a non-empty array of secrets' })], {
+        error: 'a non-empty string or an array of them',
+      })
+      .optional(),
+    /** Time allowed for one try. @default "10s" */
+    timeout: duration.optional(),
+    retry: z
+      .strictObject({
+        /** Wait after the first failed try. @default "1s" */
+        base: duration.optional(),
+        /** Growth of the wait per try. @default 2 */
+        factor: z.number({ error: 'a number ≥ 1' }).min(1, { error: 'a number ≥ 1' }).optional(),
+        /** Cap of the wait (a receiver's retry-after may exceed it). @default "5m" */
+        max: duration.optional(),
+        /** Tries in all, the first included. @default 8 */
+        maxAttempts: z.int({ error: 'an integer ≥ 1' }).min(1, { error: 'an integer ≥ 1' }).optional(),
+      })
+      .optional(),
+    /** Extra request headers (e.g. authorization); Baton's own headers cannot be overridden. @default {} */
+    headers: z.record(z.string(), z.string({ error: 'a string' })).optional(),
+    /** Allow a receiver on loopback, link-local or private addresses (checked after resolving too). @default false */
+    allowPrivateNetwork: z.boolean({ error: 'true or false' }).optional(),
+  });
 });
 
 /** A webhook target as written. */

@@ -2,7 +2,8 @@
  * Protocol 002 section 3.2: the `resolution_failure` record, the error codes and their default
  * strategies, and how a `fallback_config` (the reference's own, else the step's) overrides them.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lazySchema } from '../deps/index.ts';
 import type { FallbackConfig } from './reference-schema.ts';
 
 export const RefErrorCodes = [
@@ -30,22 +31,24 @@ export const AppliedStrategies = [
 ] as const;
 export type AppliedStrategy = (typeof AppliedStrategies)[number];
 
-export const resolutionFailureSchema = z.strictObject({
-  ref_type: z.string(),
-  task_id: z.string().optional(),
-  error_code: z.enum(RefErrorCodes),
-  error_message: z.string(),
-  /** The strategy that ended the resolution (after retries: `skip` or `abort`). */
-  fallback_strategy: z.enum(AppliedStrategies),
-  /**
-   * The default value used (`use_default`), else null. The data used by `return_full_data` and
-   * `ignore_filter` is in the resolution result, not copied here: records are stored and logged.
-   */
-  fallback_value: z.unknown(),
-  timestamp: z.iso.datetime(),
-  /** Baton addition: attempts made, retries included. */
-  attempts: z.int().min(1).optional(),
-});
+export const resolutionFailureSchema = lazySchema((z) =>
+  z.strictObject({
+    ref_type: z.string(),
+    task_id: z.string().optional(),
+    error_code: z.enum(RefErrorCodes),
+    error_message: z.string(),
+    /** The strategy that ended the resolution (after retries: `skip` or `abort`). */
+    fallback_strategy: z.enum(AppliedStrategies),
+    /**
+     * The default value used (`use_default`), else null. The data used by `return_full_data` and
+     * `ignore_filter` is in the resolution result, not copied here: records are stored and logged.
+     */
+    fallback_value: z.unknown(),
+    timestamp: z.iso.datetime(),
+    /** Baton addition: attempts made, retries included. */
+    attempts: z.int().min(1).optional(),
+  }),
+);
 /** The protocol's `resolution_failure` record (wire format, snake_case). */
 export type ResolutionFailure = z.output<typeof resolutionFailureSchema>;
 

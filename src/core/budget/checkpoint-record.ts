@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { lazySchema, schemasOnFirstUse } from '../../deps/index.ts';
 import { ValidationError } from '../errors.ts';
 import { type TimeAssessment, TimeStatuses } from './assess-time.ts';
 import { roundTo2 } from './round-like-python.ts';
@@ -68,29 +68,33 @@ export function buildCheckpointRecord(input: CheckpointRecordInput): CheckpointR
 }
 
 // Python agents write naive local times with microseconds ("2026-02-09T12:00:00.123456"), Baton
-// writes "…Z"; both are valid records.
-const isoDateTime = z.iso.datetime({ offset: true, local: true });
-
-export const timeAssessmentSchema = z.object({
-  start_time: isoDateTime,
-  current_time: isoDateTime,
-  elapsed_seconds: z.int(),
-  elapsed_formatted: z.string().regex(/^-?\d+ minutes$/),
-  remaining_seconds: z.int(),
-  remaining_formatted: z.string().regex(/^-?\d+ minutes$/),
-  budget_seconds: z.number().positive(),
-  budget_formatted: z.string().regex(/^\d+ minutes$/),
-  progress_percentage: z.number(),
-  time_status: z.enum(TimeStatuses),
-  items_per_minute: z.number().nonnegative(),
+// writes "…Z"; both are valid records. Built with zod on first use (see `deps/zod.ts`).
+const schemas = schemasOnFirstUse((z) => {
+  const isoDateTime = z.iso.datetime({ offset: true, local: true });
+  const timeAssessment = z.object({
+    start_time: isoDateTime,
+    current_time: isoDateTime,
+    elapsed_seconds: z.int(),
+    elapsed_formatted: z.string().regex(/^-?\d+ minutes$/),
+    remaining_seconds: z.int(),
+    remaining_formatted: z.string().regex(/^-?\d+ minutes$/),
+    budget_seconds: z.number().positive(),
+    budget_formatted: z.string().regex(/^\d+ minutes$/),
+    progress_percentage: z.number(),
+    time_status: z.enum(TimeStatuses),
+    items_per_minute: z.number().nonnegative(),
+  });
+  const checkpointRecord = z.object({
+    checkpoint_id: z.string().min(1),
+    timestamp: isoDateTime,
+    items_analyzed: z.int().nonnegative(),
+    progress_percentage: z.number().min(0).nullable(),
+    time_assessment: timeAssessment,
+    status: z.enum(CheckpointStatuses),
+    work_summary: z.string().optional(),
+  });
+  return { timeAssessment, checkpointRecord };
 });
 
-export const checkpointRecordSchema = z.object({
-  checkpoint_id: z.string().min(1),
-  timestamp: isoDateTime,
-  items_analyzed: z.int().nonnegative(),
-  progress_percentage: z.number().min(0).nullable(),
-  time_assessment: timeAssessmentSchema,
-  status: z.enum(CheckpointStatuses),
-  work_summary: z.string().optional(),
-});
+export const timeAssessmentSchema = lazySchema(() => schemas().timeAssessment);
+export const checkpointRecordSchema = lazySchema(() => schemas().checkpointRecord);

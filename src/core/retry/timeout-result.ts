@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { lazySchema } from '../../deps/index.ts';
 import { formatIsoSeconds } from '../budget/index.ts';
 import { ValidationError } from '../errors.ts';
 
@@ -49,11 +49,13 @@ function nonNegativeMs(value: unknown): number {
   return value;
 }
 
-export const timeoutResultSchema = z.object({
-  status: z.literal('timeout'),
-  partial: z.literal(true),
-  findings: z.array(z.unknown()),
-  search_exhausted: z.boolean(),
-  timed_out_at: z.iso.datetime({ offset: true, local: true }),
-  timeout_duration_seconds: z.number().nonnegative(),
-});
+export const timeoutResultSchema = lazySchema((z) =>
+  z.object({
+    status: z.literal('timeout'),
+    partial: z.literal(true),
+    findings: z.array(z.unknown()),
+    search_exhausted: z.boolean(),
+    timed_out_at: z.iso.datetime({ offset: true, local: true }),
+    timeout_duration_seconds: z.number().nonnegative(),
+  }),
+);
