@@ -10,6 +10,7 @@ import { JsonPlusSerializer, uuid6 } from '@langchain/langgraph-checkpoint';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BatonError } from '../core/index.ts';
 import { openSqliteStore, type SqliteStore } from '../store/index.ts';
+import { THREAD_REFRESH_MS } from '../store/langgraph-sql.ts';
 import { ManualClock } from '../time/index.ts';
 import { BatonSaver } from './index.ts';
 
@@ -229,6 +230,40 @@ describe('retention', () => {
     // A write moves the expiry forward.
     await graph.invoke({ items: [] }, cfg('young'));
     expect((await saver.getThread('young'))?.expiresAt).toBe(clock.now() + 3_600_000);
+  });
+
+  it('rewrites a thread row only when its expiry moves by a second or comes sooner; lists its newest checkpoint', async () => {
+    const clock = new ManualClock();
+    const store = tempStore(clock);
+    const saver = new BatonSaver({ store, ttl: '1h' });
+    const graph = chain(2).compile({ checkpointer: saver });
+    await graph.invoke({ items: [] }, cfg('t'));
+    const first = await saver.getThread('t');
+    await clock.advance(THREAD_REFRESH_MS - 1);
+    await graph.invoke({ items: [] }, cfg('t'));
+    const newest = await saver.getTuple(cfg('t'));
+    // Within the refresh interval the row stays as it was; the newest checkpoint is still listed.
+    expect(await saver.getThread('t')).toMatchObject({
+      updatedAt: first?.updatedAt,
+      expiresAt: first?.expiresAt,
+      lastCheckpointId: newest?.checkpoint.id,
+      lastStep: newest?.metadata?.step,
+      lastSource: newest?.metadata?.source,
+    });
+    expect(newest?.checkpoint.id).not.toBe(first?.lastCheckpointId);
+    await clock.advance(1);
+    await graph.invoke({ items: [] }, cfg('t'));
+    expect(await saver.getThread('t')).toMatchObject({
+      updatedAt: clock.now(),
+      expiresAt: clock.now() + 3_600_000,
+    });
+    // A shorter TTL applies at once.
+    const shorter = new BatonSaver({ store, ttl: '10m' });
+    await chain(1).compile({ checkpointer: shorter }).invoke({ items: [] }, cfg('t'));
+    expect((await saver.getThread('t'))?.expiresAt).toBe(clock.now() + 600_000);
+    expect((await saver.listThreads()).map((t) => t.lastCheckpointId)).toEqual([
+      (await saver.getTuple(cfg('t')))?.checkpoint.id,
+    ]);
   });
 
   it('sweeps expired threads while it writes, at most once per sweepEvery', async () => {

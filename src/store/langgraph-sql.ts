@@ -25,41 +25,57 @@ export interface GraphTableNames {
 const WRITE_COLUMNS =
   'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, type, value';
 const BLOB_COLUMNS = 'thread_id, checkpoint_ns, channel, version, type, value';
-const THREAD_COLUMNS =
-  'thread_id, created_at, updated_at, last_checkpoint_id, last_step, last_source, expires_at';
+const THREAD_COLUMNS = 'thread_id, created_at, updated_at, expires_at';
+
+/**
+ * A thread row is rewritten (a page of the database per step) only when its sliding expiry or
+ * `updated_at` would move by this much, or its expiry would come sooner: both are then at most this
+ * much behind the last write, so a thread may expire up to THREAD_REFRESH_MS before its exact TTL.
+ */
+export const THREAD_REFRESH_MS = 1_000;
+
+/** Rows per multi-row INSERT (a statement is prepared once per row count up to this). */
+export const ROWS_PER_INSERT = 32;
 
 /** The statements of the LangGraph tables for one dialect and one set of table names. */
 export function graphStatements(d: Dialect, t: GraphTableNames) {
   /** `n` placeholders from the `from`-th. */
   const params = (n: number, from = 1) => Array.from({ length: n }, (_, i) => d.param(from + i)).join(', ');
   const p = d.param;
-  // "Is this the newest checkpoint seen?" — ids sort by time (byte order in both stores).
-  const newer = 't.last_checkpoint_id IS NULL OR excluded.last_checkpoint_id >= t.last_checkpoint_id';
-  const threadSelect = `SELECT t.*,
-  (SELECT count(*) FROM ${t.checkpoints} c WHERE c.thread_id = t.thread_id) AS checkpoints,
+  /** `rows` tuples of `columns` placeholders, numbered in order. */
+  const tuples = (rows: number, columns: number) =>
+    Array.from({ length: rows }, (_, r) => `(${params(columns, r * columns + 1)})`).join(', ');
+  // The newest root checkpoint is read from the checkpoints' primary key, not kept on the thread row
+  // (which would then be rewritten at every step).
+  const threadSelect = `SELECT t.thread_id, t.created_at, t.updated_at, t.expires_at,
+  c.checkpoint_id AS last_checkpoint_id, c.step AS last_step, c.source AS last_source,
+  (SELECT count(*) FROM ${t.checkpoints} k WHERE k.thread_id = t.thread_id) AS checkpoints,
   (SELECT count(*) FROM ${t.writes} w WHERE w.thread_id = t.thread_id) AS writes
-  FROM ${t.threads} t`;
-  const insertWrite = (replace: boolean) =>
-    `INSERT INTO ${t.writes} (${WRITE_COLUMNS}) VALUES (${params(9)})
+  FROM ${t.threads} t LEFT JOIN ${t.checkpoints} c ON c.thread_id = t.thread_id AND c.checkpoint_ns = ''
+  AND c.checkpoint_id = (SELECT max(m.checkpoint_id) FROM ${t.checkpoints} m
+    WHERE m.thread_id = t.thread_id AND m.checkpoint_ns = '')`;
+  const insertWrites = (rows: number, replace: boolean) =>
+    `INSERT INTO ${t.writes} (${WRITE_COLUMNS}) VALUES ${tuples(rows, 9)}
      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO ${
        replace
          ? 'UPDATE SET task_path = excluded.task_path, channel = excluded.channel, type = excluded.type, value = excluded.value'
          : 'NOTHING'
      }`;
-  const insertWriteReplacing = insertWrite(true);
-  const insertWriteOnce = insertWrite(false);
+  const cached = (make: (rows: number) => string) => {
+    const texts: string[] = [];
+    return (rows: number) => (texts[rows] ??= make(rows));
+  };
+  const writesReplacing = cached((rows) => insertWrites(rows, true));
+  const writesOnce = cached((rows) => insertWrites(rows, false));
   return {
     // A (channel, version) holds one value; a checkpoint put again must not change what others read.
-    insertBlob: {
-      text: `INSERT INTO ${t.blobs} (${BLOB_COLUMNS}) VALUES (${params(6)}) ON CONFLICT DO NOTHING`,
-      values: (key: { threadId: string; ns: string }, b: GraphBlobRow) => [
-        key.threadId,
-        key.ns,
-        b.channel,
-        b.version,
-        b.type,
-        blob(b.value),
-      ],
+    /** Up to ROWS_PER_INSERT blobs in one statement. */
+    insertBlobs: {
+      text: cached(
+        (rows) => `INSERT INTO ${t.blobs} (${BLOB_COLUMNS}) VALUES ${tuples(rows, 6)} ON CONFLICT DO NOTHING`,
+      ),
+      values: (key: { threadId: string; ns: string }, blobs: readonly GraphBlobRow[]) =>
+        blobs.flatMap((b) => [key.threadId, key.ns, b.channel, b.version, b.type, blob(b.value)]),
     },
     // An upsert, not INSERT OR REPLACE: OR REPLACE/IGNORE also swallow NOT NULL violations.
     upsertCheckpoint: {
@@ -83,43 +99,35 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
         now,
       ],
     },
-    /** A root-namespace put: the thread row follows its newest checkpoint (puts may come out of order). */
-    upsertRootThread: {
-      text: `INSERT INTO ${t.threads} AS t (${THREAD_COLUMNS}) VALUES (${params(7)})
-       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at,
-         last_step = CASE WHEN ${newer} THEN excluded.last_step ELSE t.last_step END,
-         last_source = CASE WHEN ${newer} THEN excluded.last_source ELSE t.last_source END,
-         last_checkpoint_id = ${d.greatest("COALESCE(t.last_checkpoint_id, '')", 'excluded.last_checkpoint_id')}`,
-      values: (row: Omit<GraphCheckpointRow, 'createdAt'>, now: number, expiresAt: number | null) => [
-        row.threadId,
-        now,
-        now,
-        row.checkpointId,
-        row.step,
-        row.source,
-        expiresAt,
-      ],
-    },
-    /** Any other write: the thread exists and its sliding expiry moves. */
+    /**
+     * Every put and putWrites: the thread exists and its sliding expiry moves — written only when it
+     * moves by THREAD_REFRESH_MS, comes sooner (a shorter TTL) or appears or goes (see above).
+     */
     touchThread: {
-      text: `INSERT INTO ${t.threads} (thread_id, created_at, updated_at, expires_at) VALUES (${params(4)})
-       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at`,
+      text: `INSERT INTO ${t.threads} AS t (${THREAD_COLUMNS}) VALUES (${params(4)})
+       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at
+       WHERE excluded.updated_at >= t.updated_at + ${THREAD_REFRESH_MS}
+         OR (excluded.expires_at IS NULL) <> (t.expires_at IS NULL) OR excluded.expires_at < t.expires_at`,
       values: (threadId: string, now: number, expiresAt: number | null) => [threadId, now, now, expiresAt],
     },
-    insertWrite: {
-      /** Special writes (errors, interrupts) replace an earlier one; regular writes are kept once. */
-      text: (replace: boolean) => (replace ? insertWriteReplacing : insertWriteOnce),
-      values: (key: GraphCheckpointKey, w: GraphWriteRow) => [
-        key.threadId,
-        key.ns,
-        key.checkpointId,
-        w.taskId,
-        w.idx,
-        w.taskPath,
-        w.channel,
-        w.type,
-        blob(w.value),
-      ],
+    insertWrites: {
+      /**
+       * Up to ROWS_PER_INSERT writes in one statement. Special writes (errors, interrupts) replace an
+       * earlier one; regular writes are kept once.
+       */
+      text: (rows: number, replace: boolean) => (replace ? writesReplacing(rows) : writesOnce(rows)),
+      values: (key: GraphCheckpointKey, writes: readonly GraphWriteRow[]) =>
+        writes.flatMap((w) => [
+          key.threadId,
+          key.ns,
+          key.checkpointId,
+          w.taskId,
+          w.idx,
+          w.taskPath,
+          w.channel,
+          w.type,
+          blob(w.value),
+        ]),
     },
     /** (threadId, ns) */
     latestCheckpoint: `SELECT ${CHECKPOINT_COLUMNS} FROM ${t.checkpoints} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)}
@@ -151,7 +159,7 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
        SELECT ${p(1)}, checkpoint_ns, channel, version, type, value FROM ${t.blobs} WHERE thread_id = ${p(2)}`,
     /** (target, now, now, expiresAt, source) */
     copyThread: `INSERT INTO ${t.threads} (${THREAD_COLUMNS})
-       SELECT ${params(3)}, last_checkpoint_id, last_step, last_source, ${p(4)} FROM ${t.threads} WHERE thread_id = ${p(5)}`,
+       SELECT ${params(4)} FROM ${t.threads} WHERE thread_id = ${p(5)}`,
     /** (threadId): keep-latest over every namespace of a thread. */
     pruneCheckpoints: `DELETE FROM ${t.checkpoints} AS c WHERE thread_id = ${p(1)} AND checkpoint_id < (
        SELECT max(k.checkpoint_id) FROM ${t.checkpoints} k
@@ -184,4 +192,26 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
       (table) => `DELETE FROM ${table} WHERE thread_id = ${p(1)}`,
     ),
   };
+}
+
+/** `rows` in chunks of at most ROWS_PER_INSERT (one multi-row INSERT each). */
+export function insertChunks<T>(rows: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) chunks.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return chunks;
+}
+
+/**
+ * Writes that replace (errors, interrupts) as one statement may hold each (task, idx) once: the last
+ * one given wins, as it did when each was written in turn (Postgres refuses to update a row twice in
+ * one statement).
+ */
+export function lastPerIndex(writes: readonly GraphWriteRow[]): GraphWriteRow[] {
+  const last = new Map<string, GraphWriteRow>();
+  for (const w of writes) {
+    const key = `${w.taskId}\u0000${w.idx}`;
+    last.delete(key);
+    last.set(key, w);
+  }
+  return [...last.values()];
 }

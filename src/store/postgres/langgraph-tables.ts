@@ -27,7 +27,7 @@ import {
   toWriteRow,
   type WriteSqlRow,
 } from '../langgraph-rules.ts';
-import { graphStatements } from '../langgraph-sql.ts';
+import { graphStatements, insertChunks, lastPerIndex } from '../langgraph-sql.ts';
 import type { PgContext } from './pg-context.ts';
 import { quoteIdent } from './sql.ts';
 import type { Tx } from './write-queue.ts';
@@ -65,14 +65,10 @@ export class PgGraphCheckpoints implements GraphCheckpointStore {
     return this.op(() =>
       this.ctx.write(async (tx) => {
         const now = this.ctx.now();
-        for (const b of blobs) await tx.execute(sql.insertBlob.text, sql.insertBlob.values(row, b));
+        for (const chunk of insertChunks(blobs))
+          await tx.execute(sql.insertBlobs.text(chunk.length), sql.insertBlobs.values(row, chunk));
         await tx.execute(sql.upsertCheckpoint.text, sql.upsertCheckpoint.values(row, versions, now));
-        if (row.ns === '')
-          await tx.execute(
-            sql.upsertRootThread.text,
-            sql.upsertRootThread.values(row, now, expiry(now, retention)),
-          );
-        else await this.touchThread(tx, row.threadId, now, retention);
+        await this.touchThread(tx, row.threadId, now, retention);
         if (retention.keepLatest !== undefined)
           await this.keepLatest(tx, row.threadId, row.ns, retention.keepLatest);
       }),
@@ -88,8 +84,8 @@ export class PgGraphCheckpoints implements GraphCheckpointStore {
     const { sql } = this;
     return this.op(() =>
       this.ctx.write(async (tx) => {
-        for (const w of writes)
-          await tx.execute(sql.insertWrite.text(replace), sql.insertWrite.values(key, w));
+        for (const chunk of insertChunks(replace ? lastPerIndex(writes) : writes))
+          await tx.execute(sql.insertWrites.text(chunk.length, replace), sql.insertWrites.values(key, chunk));
         await this.touchThread(tx, key.threadId, this.ctx.now(), retention);
       }),
     );

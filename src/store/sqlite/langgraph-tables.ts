@@ -27,7 +27,7 @@ import {
   toWriteRow,
   type WriteSqlRow,
 } from '../langgraph-rules.ts';
-import { graphStatements } from '../langgraph-sql.ts';
+import { graphStatements, insertChunks, lastPerIndex } from '../langgraph-sql.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
 const SQL = graphStatements(DIALECTS.sqlite, {
@@ -56,16 +56,10 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
     const versions = JSON.stringify(row.channelVersions);
     return this.ctx.write(() => {
       const now = this.ctx.now();
-      if (blobs.length > 0) {
-        const insertBlob = this.ctx.stmt(SQL.insertBlob.text);
-        for (const b of blobs) insertBlob.run(...SQL.insertBlob.values(row, b));
-      }
+      for (const chunk of insertChunks(blobs))
+        this.ctx.stmt(SQL.insertBlobs.text(chunk.length)).run(...SQL.insertBlobs.values(row, chunk));
       this.ctx.stmt(SQL.upsertCheckpoint.text).run(...SQL.upsertCheckpoint.values(row, versions, now));
-      if (row.ns === '')
-        this.ctx
-          .stmt(SQL.upsertRootThread.text)
-          .run(...SQL.upsertRootThread.values(row, now, expiry(now, retention)));
-      else this.touchThread(row.threadId, now, retention);
+      this.touchThread(row.threadId, now, retention);
       if (retention.keepLatest !== undefined) this.keepLatest(row.threadId, row.ns, retention.keepLatest);
     });
   }
@@ -78,8 +72,10 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
   ): Promise<void> {
     this.guard();
     return this.ctx.write(() => {
-      const insert = this.ctx.stmt(SQL.insertWrite.text(replace));
-      for (const w of writes) insert.run(...SQL.insertWrite.values(key, w));
+      for (const chunk of insertChunks(replace ? lastPerIndex(writes) : writes))
+        this.ctx
+          .stmt(SQL.insertWrites.text(chunk.length, replace))
+          .run(...SQL.insertWrites.values(key, chunk));
       this.touchThread(key.threadId, this.ctx.now(), retention);
     });
   }
