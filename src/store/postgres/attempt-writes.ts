@@ -2,6 +2,7 @@
 import { BatonError, type NewEvent } from '../../core/index.ts';
 import type { Fence, PartialRecord, StepRecord, StoredCheckpoint } from '../records.ts';
 import { json, toCheckpoint, toPartial, toStep } from '../rows.ts';
+import { BatchedReads } from './batched-reads.ts';
 import type { PgContext } from './pg-context.ts';
 
 export function recordStep(
@@ -26,11 +27,53 @@ export function recordStep(
   });
 }
 
-export async function getSteps(ctx: PgContext, runId: string): Promise<StepRecord[]> {
-  const rows = await ctx.read(`SELECT * FROM ${ctx.t.steps} WHERE run_id = $1 ORDER BY created_at, key`, [
-    runId,
-  ]);
-  return (rows as Parameters<typeof toStep>[0][]).map(toStep);
+/** What every attempt reads first, batched per store (batched-reads.ts). */
+interface AttemptReads {
+  steps: BatchedReads<StepRecord[]>;
+  lastCheckpoint: BatchedReads<StoredCheckpoint | undefined>;
+}
+
+const attemptReads = new WeakMap<PgContext, AttemptReads>();
+
+function readsOf(ctx: PgContext): AttemptReads {
+  let reads = attemptReads.get(ctx);
+  if (reads) return reads;
+  reads = {
+    steps: new BatchedReads(
+      async (ids) => {
+        const rows = await ctx.read<Parameters<typeof toStep>[0]>(
+          `SELECT * FROM ${ctx.t.steps} WHERE run_id = ANY($1::text[]) ORDER BY run_id, created_at, key`,
+          [ids],
+        );
+        const byRun = new Map<string, StepRecord[]>();
+        for (const row of rows) {
+          const step = toStep(row);
+          const list = byRun.get(step.runId);
+          if (list) list.push(step);
+          else byRun.set(step.runId, [step]);
+        }
+        return byRun;
+      },
+      () => [],
+    ),
+    lastCheckpoint: new BatchedReads(
+      async (ids) => {
+        const rows = await ctx.read<Parameters<typeof toCheckpoint>[0]>(
+          `SELECT DISTINCT ON (run_id) * FROM ${ctx.t.checkpoints} WHERE run_id = ANY($1::text[])
+         ORDER BY run_id, seq DESC`,
+          [ids],
+        );
+        return new Map(rows.map((row) => [row.run_id, toCheckpoint(row)]));
+      },
+      () => undefined,
+    ),
+  };
+  attemptReads.set(ctx, reads);
+  return reads;
+}
+
+export function getSteps(ctx: PgContext, runId: string): Promise<StepRecord[]> {
+  return readsOf(ctx).steps.get(runId);
 }
 
 // The fence check locks the run's row until COMMIT, so no other write of this run can compute the
@@ -65,12 +108,8 @@ export function saveCheckpoint(
 
 const CHECKPOINT_ROW = (table: string) => `SELECT * FROM ${table} WHERE run_id = $1`;
 
-export async function getLastCheckpoint(
-  ctx: PgContext,
-  runId: string,
-): Promise<StoredCheckpoint | undefined> {
-  const [row] = await ctx.read(`${CHECKPOINT_ROW(ctx.t.checkpoints)} ORDER BY seq DESC LIMIT 1`, [runId]);
-  return row ? toCheckpoint(row as Parameters<typeof toCheckpoint>[0]) : undefined;
+export function getLastCheckpoint(ctx: PgContext, runId: string): Promise<StoredCheckpoint | undefined> {
+  return readsOf(ctx).lastCheckpoint.get(runId);
 }
 
 export async function listCheckpoints(ctx: PgContext, runId: string): Promise<StoredCheckpoint[]> {

@@ -5,7 +5,7 @@ import { type RunRow, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import { LOCK_TASK_LIMIT } from './sql.ts';
-import type { Tx } from './write-queue.ts';
+import { AfterCommit, type Tx } from './write-queue.ts';
 
 // The leading condition repeats the partial index's predicate word for word, so the planner uses it.
 const CLAIMABLE = (
@@ -22,7 +22,7 @@ const CLAIMABLE = (
  */
 export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
   if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
-  return ctx.write(async (tx) => {
+  return ctx.write<RunRecord[]>(async (tx) => {
     const now = ctx.now();
     const limits = req.nameLimits ?? {};
     const limited = Object.keys(limits)
@@ -43,6 +43,7 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
        WHERE ${CLAIMABLE('$1')} AND name = ANY($2::text[]) ${req.ids ? 'AND id = ANY($4::text[])' : ''}
        ORDER BY priority DESC, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
       req.ids ? [now, names, scan, req.ids] : [now, names, scan],
+      'none',
     );
     const picked: string[] = [];
     for (const c of candidates) {
@@ -60,6 +61,7 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
          updated_at = $3
        WHERE id = ANY($4::text[]) AND ${CLAIMABLE('$3')} RETURNING *`,
       [req.owner, now + req.leaseMs, now, picked],
+      picked,
     );
     // In claim order (priority, then id), as the candidates were read.
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -72,15 +74,18 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
   });
 }
 
-/** With no per-task limit to count against, candidates are picked and claimed in one statement. */
+/**
+ * With no per-task limit to count against, candidates are picked and claimed in one statement. Its
+ * rows are only the write's result, so the statement goes with the batch's next round trip.
+ */
 async function claimUnlimited(
   ctx: PgContext,
   tx: Tx,
   req: ClaimRequest,
   names: readonly string[],
   now: number,
-): Promise<RunRecord[]> {
-  const rows = await tx.select<RunRow>(
+): Promise<AfterCommit<RunRecord[]>> {
+  const claimed = await tx.laterQuery<RunRow>(
     `WITH picked AS (
        SELECT id FROM ${ctx.t.runs}
        WHERE ${CLAIMABLE('$3')} AND name = ANY($4::text[]) ${req.ids ? 'AND id = ANY($6::text[])' : ''}
@@ -96,11 +101,14 @@ async function claimUnlimited(
     req.ids
       ? [req.owner, now + req.leaseMs, now, names, req.limit, req.ids]
       : [req.owner, now + req.leaseMs, now, names, req.limit],
+    'claimable',
   );
-  return rows.map((row) => {
-    ctx.rememberRoot(row.id, row.root_id);
-    return toRun(row);
-  });
+  return new AfterCommit(() =>
+    claimed.rows.map((row) => {
+      ctx.rememberRoot(row.id, row.root_id);
+      return toRun(row);
+    }),
+  );
 }
 
 async function countRunning(
@@ -113,14 +121,16 @@ async function countRunning(
   // One lock per limited task, in name order: claimers of the same task count and claim in turn,
   // and a claimer sees the runs the previous one claimed (it committed before releasing the lock).
   for (const name of limited)
-    await tx.select('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
-      LOCK_TASK_LIMIT,
-      JSON.stringify([ctx.t.schema, name]),
-    ]);
+    await tx.select(
+      'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+      [LOCK_TASK_LIMIT, JSON.stringify([ctx.t.schema, name])],
+      'none',
+    );
   const rows = await tx.select<{ name: string; n: number }>(
     `SELECT name, count(*) AS n FROM ${ctx.t.runs} WHERE status = 'running' AND name = ANY($1::text[])
      GROUP BY name`,
     [limited],
+    'none',
   );
   for (const r of rows) running.set(r.name, r.n);
   return running;
@@ -145,6 +155,7 @@ export function heartbeat(
        -- In creation order, as the SQLite store lists them.
        SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $2 AND status = 'running' ORDER BY created_seq`,
       [now, owner, now + leaseMs, active],
+      active,
     );
     return rows.map((r) => r.id);
   });

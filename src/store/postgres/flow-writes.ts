@@ -18,6 +18,8 @@ import {
   type RunUpdate,
   type RunWrites,
 } from '../run-rules.ts';
+import type { LockedRun } from './batch-conn.ts';
+import { runUpdateRow } from './merged-writes.ts';
 import type { PgContext } from './pg-context.ts';
 import type { Tx } from './write-queue.ts';
 
@@ -29,12 +31,23 @@ export async function lockRun(ctx: PgContext, tx: Tx, runId: string): Promise<Ru
 /**
  * lockRun, also telling whether the run has children: most runs have none, and knowing it from the
  * same round trip spares the recursive search for open descendants when one ends.
+ *
+ * In a batch's first try, the first transition to lock also locks the runs that the batch's later
+ * transitions will (roots first, then runs, each in id order), in one statement: a batch of ended
+ * runs then takes one round trip to lock them all instead of one each. A later transition uses the
+ * row as locked then, unless a statement of the batch may have changed it since (batch-conn.ts).
  */
-export async function lockRunTree(
-  ctx: PgContext,
-  tx: Tx,
-  runId: string,
-): Promise<{ run: RunRecord; hasChildren: boolean } | undefined> {
+export async function lockRunTree(ctx: PgContext, tx: Tx, runId: string): Promise<LockedRun | undefined> {
+  const known = tx.batch.locked(runId);
+  if (known) return known;
+  if (tx.fast) {
+    const upcoming = tx.batch.upcomingLocks().filter((id) => id !== runId && !tx.batch.locked(id));
+    if (upcoming.length > 0) {
+      await lockMany(ctx, tx, [runId, ...new Set(upcoming)]);
+      const locked = tx.batch.locked(runId);
+      if (locked) return locked;
+    }
+  }
   const cached = ctx.cachedRoot(runId);
   const children = `EXISTS (SELECT 1 FROM ${ctx.t.runs} c WHERE c.parent_id = $2) AS has_children`;
   const [root] = await tx.select<RunRow & { has_children: boolean }>(
@@ -43,6 +56,7 @@ export async function lockRunTree(
          WHERE id = (SELECT root_id FROM ${ctx.t.runs} WHERE id = $1) FOR UPDATE`
       : `SELECT *, ${children} FROM ${ctx.t.runs} WHERE id = $1 FOR UPDATE`,
     [cached ?? runId, runId],
+    'none',
   );
   if (root?.id === runId) return { run: toRun(root), hasChildren: root.has_children };
   // A root that does not exist (the run was created with a rootId of its own choosing) locks nothing.
@@ -50,8 +64,25 @@ export async function lockRunTree(
   const [row] = await tx.select<RunRow & { has_children: boolean }>(
     `SELECT *, ${children} FROM ${ctx.t.runs} WHERE id = $1 FOR UPDATE`,
     [runId, runId],
+    'none',
   );
   return row ? { run: toRun(row), hasChildren: row.has_children } : undefined;
+}
+
+/** Locks these runs and their roots (roots first, then the runs, each in id order) and remembers them. */
+async function lockMany(ctx: PgContext, tx: Tx, runIds: readonly string[]): Promise<void> {
+  const rows = await tx.select<RunRow & { has_children: boolean }>(
+    `SELECT r.*, EXISTS (SELECT 1 FROM ${ctx.t.runs} c WHERE c.parent_id = r.id) AS has_children
+     FROM ${ctx.t.runs} r
+     WHERE r.id = ANY($1::text[]) OR r.id IN (SELECT root_id FROM ${ctx.t.runs} WHERE id = ANY($1::text[]))
+     ORDER BY r.root_id <> r.id, r.id FOR UPDATE OF r`,
+    [runIds],
+    'none',
+  );
+  for (const row of rows) {
+    if (row.root_id !== row.id) ctx.rememberRoot(row.id, row.root_id);
+    tx.batch.rememberLocked({ run: toRun(row), hasChildren: row.has_children });
+  }
 }
 
 /** Locks the roots of these runs in id order (before a write that transitions several of them). */
@@ -60,13 +91,19 @@ export async function lockRoots(ctx: PgContext, tx: Tx, runIds: readonly string[
     `SELECT id FROM ${ctx.t.runs} WHERE id IN (SELECT root_id FROM ${ctx.t.runs} WHERE id = ANY($1::text[]))
      ORDER BY id FOR UPDATE`,
     [runIds],
+    'none',
   );
 }
 
-/** Applies one update planned by the shared rules, in this store's dialect; returns the rows changed. */
-export function applyUpdate(ctx: PgContext, tx: Tx, update: RunUpdate): Promise<number> {
+/** Applies one update planned by the shared rules, in this store's dialect (with the batch's next round trip). */
+export function applyUpdate(ctx: PgContext, tx: Tx, update: RunUpdate): Promise<void> {
+  if (update.ids.length === 1) {
+    // One run: the row joins the batch's other updates of the same columns (merged-writes.ts).
+    const { spec, row } = runUpdateRow(update);
+    return tx.laterRows(spec(ctx.t), [row], update.ids, update.ids);
+  }
   const { text, values } = renderRunUpdate('postgres', ctx.t.runs, update);
-  return tx.execute(text, values);
+  return tx.later(text, values, update.ids);
 }
 
 async function applyAll(ctx: PgContext, tx: Tx, writes: RunWrites): Promise<void> {
@@ -82,6 +119,7 @@ export async function cancelOpenSteps(ctx: PgContext, tx: Tx, flowId: string, fl
        UNION ALL SELECT r.id FROM ${ctx.t.runs} r JOIN tree ON r.parent_id = tree.id)
      SELECT id FROM ${ctx.t.runs} WHERE id IN (SELECT id FROM tree) AND status = ANY($2::text[]) ORDER BY id FOR UPDATE`,
     [flowId, OPEN_STATUSES],
+    'none',
   );
   await applyAll(
     ctx,
@@ -96,13 +134,14 @@ export async function cancelOpenSteps(ctx: PgContext, tx: Tx, flowId: string, fl
 }
 
 export async function advanceFlow(ctx: PgContext, tx: Tx, flowId: string): Promise<void> {
-  const [flowRow] = await tx.select<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [flowId]);
+  const [flowRow] = await tx.select<RunRow>(`SELECT * FROM ${ctx.t.runs} WHERE id = $1`, [flowId], 'none');
   if (!flowRow) return;
   const flow = toRun(flowRow);
   const children = (
     await tx.select<RunRow>(
       `SELECT * FROM ${ctx.t.runs} WHERE parent_id = $1 ORDER BY ${DIALECTS.postgres.creationOrder}`,
       [flowId],
+      'none',
     )
   ).map(toRun);
   const plan = planAdvance(flow, children, ctx.now(), ctx.defaultTtlMs);

@@ -6,6 +6,8 @@ import type { Fence } from '../records.ts';
 import { json, type RunRow } from '../rows.ts';
 import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
+import type { BatchConn } from './batch-conn.ts';
+import { fenceCheck } from './merged-writes.ts';
 import { LOCK_EVENTS, quoteIdent, select, type Tables } from './sql.ts';
 import type { PgWakeups } from './wakeups.ts';
 import { PgWriteQueue, type Tx, type WriteOp, type WriteScope } from './write-queue.ts';
@@ -46,15 +48,16 @@ export class PgContext {
   ) {
     this.eventsSequence = `${quoteIdent(t.schema)}.events_id_seq`;
     this.queue = new PgWriteQueue(pool, {
-      flushEvents: (client, scopes) => this.flushEvents(client, scopes),
+      flushEvents: (batch, scopes) => this.flushEvents(batch, scopes),
       publish: (events, wake) => this.publish(events, wake),
       sleep: (ms) => clock.sleep(ms),
       unavailable: (cause, committing) => storeUnavailable(location, cause, committing),
     });
   }
 
-  write<T>(op: WriteOp<T>): Promise<T> {
-    return this.queue.run(op);
+  /** Queues a write; `locks` names the runs it transitions (locked together with the batch's others). */
+  write<T>(op: WriteOp<T>, locks?: readonly string[]): Promise<T> {
+    return this.queue.run(op, locks);
   }
 
   /** A read outside any transaction (it sees what has committed). */
@@ -109,6 +112,7 @@ export class PgContext {
       const rows = await tx.select<{ id: string; root_id: string }>(
         `SELECT id, root_id FROM ${this.t.runs} WHERE id = ANY($1::text[])`,
         [unknown],
+        'none',
       );
       for (const r of rows) this.rememberRoot(r.id, r.root_id);
     }
@@ -130,13 +134,12 @@ export class PgContext {
    * that append events take their ids one after another. The lock is taken last and nothing that
    * waits on another lock follows it, so it cannot deadlock; transactions without events skip it.
    */
-  private async flushEvents(client: pg.PoolClient, scopes: readonly WriteScope[]): Promise<void> {
+  private async flushEvents(batch: BatchConn, scopes: readonly WriteScope[]): Promise<void> {
     const pending = scopes.flatMap((s) => s.events);
     if (pending.length === 0) return;
-    await select(client, 'SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_EVENTS, this.t.schema]);
+    await batch.later('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_EVENTS, this.t.schema], 'none');
     // One contiguous block of ids, reserved while the lock is held, numbered in append order.
-    const rows = await select<{ id: number }>(
-      client,
+    const { rows } = await batch.query<{ id: number }>(
       `WITH block AS (SELECT setval($1::regclass, nextval($1::regclass) + $2 - 1) AS last)
        INSERT INTO ${this.t.events} (id, run_id, root_id, type, at, data)
        SELECT block.last - $2 + e.n, e.run_id, e.root_id, e.type, e.at, e.data
@@ -152,6 +155,7 @@ export class PgContext {
         pending.map((p) => p.at),
         pending.map((p) => p.text),
       ],
+      'none',
     );
     let id = rows.reduce((min, r) => Math.min(min, r.id), Number.POSITIVE_INFINITY);
     for (const scope of scopes)
@@ -169,16 +173,25 @@ export class PgContext {
   /**
    * Throws LEASE_LOST unless the run is running under this token. Touches updated_at, which also
    * locks the row until COMMIT: no claim or recovery can take the run while this write is applied.
+   * In a batch's first try the check goes with the batch's next round trip, merged with the
+   * batch's other fence checks, and fails the statement when a fence does not hold; the batch then
+   * runs again carefully, where each check is sent at once and throws LEASE_LOST.
    */
   async checkFence(tx: Tx, fence: Fence): Promise<void> {
+    if (tx.fast) {
+      await tx.laterRows(fenceCheck(this.t), [[fence.runId, fence.token, this.now()]], [fence.runId], 'none');
+      return;
+    }
     const changed = await tx.execute(
       `UPDATE ${this.t.runs} SET updated_at = $1 WHERE id = $2 AND lease_token = $3 AND status = 'running'`,
       [this.now(), fence.runId, fence.token],
+      'none',
     );
     if (changed === 1) return;
     const [row] = await tx.select<Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'>>(
       `SELECT status, lease_token, lease_owner FROM ${this.t.runs} WHERE id = $1`,
       [fence.runId],
+      'none',
     );
     throw fenceError(fence, row);
   }

@@ -4,10 +4,11 @@
  * is in flight go together into the next one. Callers resolve only after COMMIT.
  *
  * A failing write must roll back alone. A savepoint around each write does that, at two round trips
- * per write (≈ a third of a no-op run's queries), for writes that almost never fail (a lost lease,
- * a duplicate id, a deadlock). So a batch first runs with none; if one of its writes fails, the
- * transaction is rolled back and the batch runs again on the same connection with a savepoint per
- * write. Writes are re-runnable (a batch lost with its connection runs again too).
+ * per write, for writes that almost never fail (a lost lease, a duplicate id, a deadlock). So a
+ * batch first runs `fast`: no savepoints, and statements kept and merged into as few round trips as
+ * the writes allow (batch-conn.ts); if anything fails, the transaction is rolled back and the batch
+ * runs again on the same connection, carefully: each statement sent at once, a savepoint per write.
+ * Writes are re-runnable (a batch lost with its connection runs again too).
  *
  * Issue order is part of the Store's semantics, not an optimisation: the runtime queues a claim
  * for the runs it has just created (`ClaimRequest.ids`) without waiting for the create, and a
@@ -23,8 +24,9 @@
  * the runtime then leaves the run under its lease and lease recovery continues it from what was kept.
  */
 import type pg from 'pg';
-import type { BatonEvent, NewEvent } from '../../core/index.ts';
-import { execute, isConnectionLoss, RETRYABLE_STATES, select, sqlState } from './sql.ts';
+import { type BatonEvent, isBatonError, type NewEvent } from '../../core/index.ts';
+import { BatchConn, type Later, type RowStatement, type Touch } from './batch-conn.ts';
+import { isConnectionLoss, RETRYABLE_STATES, sqlState } from './sql.ts';
 
 /** An event appended by a write, waiting for its id (drawn when the transaction commits). */
 export interface PendingEvent {
@@ -46,26 +48,67 @@ export class WriteScope {
   wake = false;
 }
 
-/** One write's view of the transaction. */
+/**
+ * One write's view of the transaction. `touches` says which runs a statement may change (see
+ * batch-conn.ts); left out, the batch assumes any.
+ */
 export class Tx {
   constructor(
-    private readonly client: pg.PoolClient,
+    /** The batch's connection (shared by the batch's writes). */
+    readonly batch: BatchConn,
     readonly scope: WriteScope,
   ) {}
 
-  select<R>(text: string, values: unknown[] = []): Promise<R[]> {
-    return select<R>(this.client, text, values);
+  /** Statements may be kept for the next round trip (the batch's first try). */
+  get fast(): boolean {
+    return this.batch.fast;
   }
 
-  execute(text: string, values: unknown[] = []): Promise<number> {
-    return execute(this.client, text, values);
+  async select<R>(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<R[]> {
+    return (await this.batch.query<R>(text, values, touches)).rows;
+  }
+
+  /** Runs a statement and returns how many rows it changed. */
+  async execute(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<number> {
+    return (await this.batch.query(text, values, touches)).rowCount;
+  }
+
+  /**
+   * A statement whose result this write does not need: sent with the batch's next round trip (it
+   * still runs before anything issued after it). A statement that must fail the write when it
+   * changes nothing raises an error itself (see `checkFence`).
+   */
+  later(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<void> {
+    return this.batch.later(text, values, touches);
+  }
+
+  /** A statement whose rows the write reads only after COMMIT (return them through `afterCommit`). */
+  laterQuery<R>(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<Later<R>> {
+    return this.batch.laterQuery<R>(text, values, touches);
+  }
+
+  /** Rows of a statement shared by many writes (merged-writes.ts); `footprint`: the runs they read or change. */
+  laterRows(
+    spec: RowStatement,
+    rows: ReadonlyArray<readonly unknown[]>,
+    footprint: readonly string[],
+    touches: Touch,
+  ): Promise<void> {
+    return this.batch.laterRows(spec, rows, footprint, touches);
   }
 }
 
-export type WriteOp<T> = (tx: Tx) => Promise<T>;
+/** A write's result computed once its batch has committed (from statements answered late: `laterQuery`). */
+export class AfterCommit<T> {
+  constructor(readonly get: () => T) {}
+}
+
+export type WriteOp<T> = (tx: Tx) => Promise<T | AfterCommit<T>>;
 
 interface Pending {
   op: WriteOp<unknown>;
+  /** Runs this write's transitions lock (so that a batch locks all of them in one statement). */
+  locks: readonly string[] | undefined;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   /** Times it was rolled back by a deadlock and queued again. */
@@ -81,11 +124,16 @@ interface Done {
 }
 
 /**
- * At most this many writes share a transaction. Every savepoint that writes is a subtransaction,
- * and Postgres keeps only 64 subtransaction ids per backend in shared memory; beyond that every
- * other session's snapshots slow down. 32 stays well inside while amortising the commit.
+ * At most this many writes share a transaction. A batch's first try has no savepoints, and its
+ * round trips do not grow with its size, so the more writes share it the cheaper each one is.
  */
-export const MAX_BATCH = 32;
+export const MAX_BATCH = 128;
+/**
+ * At most this many writes are run again with a savepoint each (the rest wait for the next batch).
+ * Every savepoint that writes is a subtransaction, and Postgres keeps only 64 subtransaction ids
+ * per backend in shared memory; beyond that every other session's snapshots slow down.
+ */
+export const MAX_CAREFUL_BATCH = 32;
 /** A write that keeps losing deadlocks fails after this many retries. */
 const MAX_RETRIES = 5;
 /**
@@ -99,7 +147,7 @@ const RECONNECT_MAX_MS = 3_000;
 
 export interface WriteQueueHooks {
   /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
-  flushEvents: (client: pg.PoolClient, scopes: readonly WriteScope[]) => Promise<void>;
+  flushEvents: (batch: BatchConn, scopes: readonly WriteScope[]) => Promise<void>;
   /** Called after each commit with the events it appended. */
   publish: (events: BatonEvent[], wake: boolean) => void;
   /** Waits between reconnection attempts (the store's clock). */
@@ -123,10 +171,12 @@ export class PgWriteQueue {
     private readonly hooks: WriteQueueHooks,
   ) {}
 
-  run<T>(op: WriteOp<T>): Promise<T> {
+  /** Queues a write; `locks` names the runs whose transitions it makes (see lockRunTree). */
+  run<T>(op: WriteOp<T>, locks?: readonly string[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({
         op: op as WriteOp<unknown>,
+        locks,
         resolve: resolve as (v: unknown) => void,
         reject,
         retries: 0,
@@ -184,9 +234,13 @@ export class PgWriteQueue {
   /** Runs the batch; throws only when the connection itself failed (every write is settled or queued first). */
   private async runBatch(client: pg.PoolClient, batch: Pending[], cut: () => boolean): Promise<void> {
     // A write failed and nothing was kept: the batch runs again, each write in its own savepoint (a
-    // deadlock loser is then retried after the writes before it commit, as always).
-    if ((await this.runOnce(client, batch, cut, false)) === 'again')
+    // deadlock loser is then retried after the writes before it commit, as always); writes beyond
+    // the savepoint limit wait, in order, at the head of the queue.
+    if ((await this.runOnce(client, batch, cut, false)) === 'again') {
+      const rest = batch.splice(MAX_CAREFUL_BATCH);
+      this.pending.unshift(...rest);
       await this.runOnce(client, batch, cut, true);
+    }
   }
 
   /** One try at the batch; 'again' when a write failed without savepoints (nothing was kept). */
@@ -202,18 +256,22 @@ export class PgWriteQueue {
     let retry: Pending[] = [];
     let index = 0;
     let committing = false;
+    const conn = new BatchConn(client, !careful, () => batch.slice(index + 1).flatMap((p) => p.locks ?? []));
     try {
-      await client.query('BEGIN');
+      await conn.later('BEGIN', [], 'none');
       for (; index < batch.length; index++) {
         const pending = batch[index] as Pending;
         const scope = new WriteScope();
         if (savepoints) await client.query(index === 0 ? 'SAVEPOINT w' : 'RELEASE SAVEPOINT w; SAVEPOINT w');
         try {
-          done.push({ pending, value: await pending.op(new Tx(client, scope)), scope });
+          done.push({ pending, value: await pending.op(new Tx(conn, scope)), scope });
         } catch (error) {
           // The connection broke under this write: the whole transaction is gone, not this write.
           if (isConnectionLoss(error) || cut()) throw error;
-          if (!careful && batch.length > 1) {
+          // Without savepoints nothing can be kept. A write alone in its batch whose own rules
+          // refused it fails as it is; any other failure may belong to a statement another write
+          // kept for later, so the batch runs again carefully to find out whose it is.
+          if (!careful && (batch.length > 1 || !isBatonError(error))) {
             await client.query('ROLLBACK');
             return 'again';
           }
@@ -235,10 +293,19 @@ export class PgWriteQueue {
           failed.push({ pending, error });
         }
       }
-      await this.hooks.flushEvents(
-        client,
-        done.map((d) => d.scope),
-      );
+      try {
+        await this.hooks.flushEvents(
+          conn,
+          done.map((d) => d.scope),
+        );
+        // Everything kept runs before COMMIT, which goes alone: a COMMIT whose answer is lost may
+        // have been applied, and only the COMMIT should be in that doubt.
+        await conn.flush();
+      } catch (error) {
+        if (careful || isConnectionLoss(error) || cut()) throw error;
+        await client.query('ROLLBACK');
+        return 'again';
+      }
       committing = true;
       await client.query('COMMIT');
     } catch (error) {
@@ -264,7 +331,14 @@ export class PgWriteQueue {
     if (first) this.requeue(first, rest);
     // Settle in issue order, then tell listeners what this commit appended.
     const settled = new Map<Pending, () => void>();
-    for (const d of done) settled.set(d.pending, () => d.pending.resolve(d.value));
+    for (const d of done)
+      settled.set(d.pending, () => {
+        try {
+          d.pending.resolve(d.value instanceof AfterCommit ? d.value.get() : d.value);
+        } catch (error) {
+          d.pending.reject(error);
+        }
+      });
     for (const f of failed) settled.set(f.pending, () => f.pending.reject(f.error));
     for (const p of batch) settled.get(p)?.();
     const events = done.flatMap((d) => d.scope.appended);

@@ -1,0 +1,254 @@
+/**
+ * One write batch's view of its connection: how the batch's statements reach the server in as few
+ * round trips as possible. A no-op run used to cost about seven statements, each its own round trip
+ * on one connection, one transaction at a time: the store waited on the socket, and both Node and
+ * the server spent their CPU on per-statement overhead (issue 13).
+ *
+ * In a batch's first try (`fast`), a statement whose result the write does not need before it ends
+ * (`later`: an UPDATE it applies, an INSERT, a fence check that raises when it fails) is not sent
+ * at once but kept, and goes out with the next statement whose rows are needed, in the same round
+ * trip: one simple-protocol message holding several statements, executed in order in the batch's
+ * transaction, exactly as if they had been sent one by one. A failure anywhere rolls the batch back
+ * and the write queue runs it again `careful`ly: every statement sent at once, one savepoint per
+ * write, so the failing write is found and rolls back alone with the error it has always had.
+ *
+ * A multi-statement message cannot carry bind parameters, so values are written into the text as
+ * literals (`literal`): quoted strings, which the server types from their context exactly as it types
+ * an untyped parameter (node-postgres sends every parameter as untyped text too).
+ *
+ * The batch also keeps the rows it has locked (`locked`), so that the transitions of a batch lock
+ * their runs in one statement (see `lockRunTree`), and forgets a row as soon as a statement of the
+ * batch may have changed it (`Touch`).
+ */
+import type pg from 'pg';
+import type { RunRecord } from '../records.ts';
+import { PG_TYPES } from './sql.ts';
+
+/**
+ * Which rows of `runs` a statement may change, so that the rows the batch locked earlier are read
+ * again when stale: 'none' (a read, a row lock, another table, or only `updated_at`, which every
+ * transition sets again), the ids it changes, 'claimable' (a claim: any queued or timer-waiting
+ * run), or 'any' (the default: everything locked so far is read again).
+ */
+export type Touch = 'none' | 'any' | 'claimable' | readonly string[];
+
+/** A run as this batch locked it, with whether it had children then. */
+export interface LockedRun {
+  run: RunRecord;
+  hasChildren: boolean;
+}
+
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** A statement written once for many rows (see merged-writes.ts): its shape's key, and how to render it. */
+export interface RowStatement {
+  readonly key: string;
+  render(rows: readonly (readonly unknown[])[]): { text: string; values: unknown[] };
+}
+
+/** The rows of a kept statement, filled in when its round trip answers (before the batch commits). */
+export class Later<R> {
+  rows: R[] = [];
+  rowCount = 0;
+}
+
+/** A statement kept for the next round trip. */
+interface Kept {
+  /** Where its answer goes, when a write wants it. */
+  result?: Later<unknown>;
+  /** Rendered SQL, or a row statement with the rows gathered so far. */
+  text?: string;
+  spec?: RowStatement;
+  rows: Array<readonly unknown[]>;
+  /** The runs it reads or changes; undefined: unknown (no statement is moved across it). */
+  footprint: Set<string> | undefined;
+}
+
+export class BatchConn {
+  /** Statements kept for the next round trip. */
+  private kept: Kept[] = [];
+  private readonly lockedRuns = new Map<string, LockedRun>();
+
+  constructor(
+    readonly client: pg.PoolClient,
+    /** Keep statements for the next round trip (the batch's first try); else send each at once. */
+    readonly fast: boolean,
+    /** Runs that writes later in this batch will lock (see PgWriteQueue.run). */
+    readonly upcomingLocks: () => string[],
+  ) {}
+
+  /** Sends a statement (with whatever was kept) and returns its rows. */
+  async query<R>(text: string, values: readonly unknown[], touches: Touch): Promise<QueryResult<R>> {
+    this.touch(touches);
+    if (this.kept.length === 0) {
+      const result = await this.client.query({ text, values: values as unknown[], types: PG_TYPES });
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    }
+    this.kept.push({ text: renderLiterals(text, values), rows: [], footprint: undefined });
+    const result = await this.sendKept();
+    return { rows: (result?.rows ?? []) as R[], rowCount: result?.rowCount ?? 0 };
+  }
+
+  /** A statement whose result is not needed: kept for the next round trip, or sent now when careful. */
+  async later(text: string, values: readonly unknown[], touches: Touch): Promise<void> {
+    if (!this.fast) {
+      await this.query(text, values, touches);
+      return;
+    }
+    this.touch(touches);
+    this.kept.push({ text: renderLiterals(text, values), rows: [], footprint: undefined });
+  }
+
+  /**
+   * A statement whose rows the write needs only once the batch has committed (a claim: the runs it
+   * returns): kept like `later`, its rows are in the handle after the round trip that carries it.
+   */
+  async laterQuery<R>(text: string, values: readonly unknown[], touches: Touch): Promise<Later<R>> {
+    const later = new Later<R>();
+    if (!this.fast) {
+      Object.assign(later, await this.query<R>(text, values, touches));
+      return later;
+    }
+    this.touch(touches);
+    this.kept.push({
+      text: renderLiterals(text, values),
+      rows: [],
+      footprint: undefined,
+      result: later as Later<unknown>,
+    });
+    return later;
+  }
+
+  /**
+   * Rows of a row statement (`footprint`: every run they read or change). Kept, they join the
+   * latest kept statement of the same shape when no statement kept since (nor that one) may touch
+   * the same runs: moving them there changes nothing another statement sees. Else a new one.
+   */
+  async laterRows(
+    spec: RowStatement,
+    rows: ReadonlyArray<readonly unknown[]>,
+    footprint: readonly string[],
+    touches: Touch,
+  ): Promise<void> {
+    if (!this.fast) {
+      const { text, values } = spec.render(rows);
+      await this.query(text, values, touches);
+      return;
+    }
+    this.touch(touches);
+    for (let i = this.kept.length - 1; i >= 0; i--) {
+      const k = this.kept[i] as Kept;
+      if (k.footprint === undefined || footprint.some((id) => k.footprint?.has(id))) break;
+      if (k.spec === spec) {
+        k.rows.push(...rows);
+        for (const id of footprint) k.footprint.add(id);
+        return;
+      }
+    }
+    this.kept.push({ spec, rows: [...rows], footprint: new Set(footprint) });
+  }
+
+  /** Sends whatever was kept (before COMMIT: the server must have run it all first). */
+  async flush(): Promise<void> {
+    if (this.kept.length > 0) await this.sendKept();
+  }
+
+  /** The run as this batch locked it, unless a statement since may have changed it. */
+  locked(runId: string): LockedRun | undefined {
+    return this.lockedRuns.get(runId);
+  }
+
+  rememberLocked(row: LockedRun): void {
+    this.lockedRuns.set(row.run.id, row);
+  }
+
+  private async sendKept(): Promise<pg.QueryResult | undefined> {
+    const kept = this.kept;
+    this.kept = [];
+    const text = kept
+      .map((k) => {
+        if (k.text !== undefined) return k.text;
+        const { text, values } = (k.spec as RowStatement).render(k.rows);
+        return renderLiterals(text, values);
+      })
+      .join(';\n');
+    // Several statements answer with one result each, in order; the last one was asked for.
+    const answer = (await this.client.query({ text, types: PG_TYPES })) as pg.QueryResult | pg.QueryResult[];
+    const results = Array.isArray(answer) ? answer : [answer];
+    kept.forEach((k, i) => {
+      if (!k.result) return;
+      k.result.rows = results[i]?.rows ?? [];
+      k.result.rowCount = results[i]?.rowCount ?? 0;
+    });
+    return results.at(-1);
+  }
+
+  private touch(touches: Touch): void {
+    if (touches === 'none' || this.lockedRuns.size === 0) return;
+    if (touches === 'any') this.lockedRuns.clear();
+    else if (touches === 'claimable') {
+      for (const [id, { run }] of this.lockedRuns)
+        if (run.status === 'queued' || (run.status === 'waiting' && run.waitReason === 'timer'))
+          this.lockedRuns.delete(id);
+    } else for (const id of touches) this.lockedRuns.delete(id);
+  }
+}
+
+/** A value written into SQL text: what node-postgres would have sent as an untyped text parameter. */
+export function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  return quote(typeof value === 'string' ? value : paramText(value));
+}
+
+function paramText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    case 'object':
+      if (Array.isArray(value)) return arrayText(value);
+      // bytea's hex input format (node-postgres sends a Buffer as binary; the column reads the same).
+      if (value instanceof Uint8Array)
+        return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+      return JSON.stringify(value);
+    default:
+      throw new TypeError(`cannot send a ${typeof value} to Postgres`);
+  }
+}
+
+/** An array literal, as node-postgres writes one (`{"a","b",NULL}`). */
+function arrayText(values: readonly unknown[]): string {
+  const items = values.map((v) =>
+    v === null || v === undefined
+      ? 'NULL'
+      : Array.isArray(v)
+        ? arrayText(v)
+        : `"${paramText(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`,
+  );
+  return `{${items.join(',')}}`;
+}
+
+/** A string constant whatever standard_conforming_strings says: E'' (backslashes doubled) when needed. */
+function quote(text: string): string {
+  const quoted = text.replaceAll("'", "''");
+  return text.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
+}
+
+/**
+ * `text` with each `$n` replaced by the literal of `values[n - 1]`. The statements are the store's
+ * own: `$` appears in them only as a parameter, never inside a string or a dollar quote.
+ */
+export function renderLiterals(text: string, values: readonly unknown[]): string {
+  if (values.length === 0) return text;
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const i = Number(n) - 1;
+    if (i < 0 || i >= values.length) throw new RangeError(`statement has no value for $${n}`);
+    return literal(values[i]);
+  });
+}
