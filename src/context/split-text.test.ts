@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, termsOf, wordsOf } from './split-text.ts';
+import { detectLanguage, termsOf, wordPieces, wordsOf } from './split-text.ts';
 
 describe('detectLanguage', () => {
   // The rule as first written: one match per letter (every letter a string in an array).
@@ -85,5 +85,15 @@ describe('termsOf', () => {
   it('gives the same terms as wordsOf where no Chinese or Japanese run occurs', () => {
     for (const t of texts.filter((x) => !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(x)))
       expect(termsOf(t, 'en', breaks), t).toEqual(wordsOf(t, 'en'));
+  });
+});
+
+describe('wordPieces', () => {
+  it("gives ICU's word segments, spaces and punctuation included, and joins back to the text", () => {
+    for (const t of [...texts, 'two  spaces\tand\ttabs\nnew line\r\nCRLF end']) {
+      const language = /\p{Script=Han}/u.test(t) ? 'zh' : 'en';
+      const icu = [...new Intl.Segmenter(language, { granularity: 'word' }).segment(t)].map((s) => s.segment);
+      expect(wordPieces(t, language), t).toEqual(icu);
+    }
   });
 });
