@@ -20,14 +20,16 @@
  *   what BatonSaver opens a file with unless told FULL.
  * - langgraph.memory_saver_step_ms: the same for LangGraph's MemorySaver — LangGraph's own work per
  *   checkpoint (building, versioning and serializing it and its writes) with storage reduced to a Map.
- *   No checkpointer can cost less than this, so langgraph.baton_over_memory_step_ms (baton minus
- *   memory) is what Baton's storage adds, and sqlite_saver_over_memory_step_ms what SqliteSaver's does.
+ *   No checkpointer can cost less than this, so langgraph.baton_over_memory_step_ms is what Baton's
+ *   storage adds (the median over runs of Baton's run minus the MemorySaver run next to it, so a
+ *   change of load between runs cancels), and sqlite_saver_over_memory_step_ms what SqliteSaver's does.
  * - langgraph.bytes_per_step_baton / _sqlite_saver: database size after the run / supersteps (Baton
  *   stores a channel's value once per version; SqliteSaver stores every value in every checkpoint).
  *
- * Target: ≤ 0.3 ms per step (baton_step_ms). LangGraph's own checkpointing (memory_saver_step_ms)
- * alone has cost more than that here, so no store can meet it; baton_over_memory_step_ms is the part
- * Baton controls.
+ * Target: ≤ 0.3 ms per step (baton_step_ms), as issue 17 asks. LangGraph's own checkpointing
+ * (memory_saver_step_ms) alone has cost more than that here, so no store can meet it; the figure the
+ * target can honestly be held against is baton_over_memory_step_ms, the part Baton controls, and
+ * bench/run.ts holds it to 0.3 ms as well.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,7 +53,7 @@ export const peers = [
 ];
 
 const NODES = 200;
-const RUNS = 5;
+const RUNS = 7;
 
 const State = Annotation.Root({
   doc: Annotation<string>({ reducer: (_a, b) => b, default: () => '' }),
@@ -172,6 +174,11 @@ export default async function bench(): Promise<BenchMetric[]> {
         }
       const floor = median(samples.get('none') ?? []);
       const cost = (name: string) => Math.max(0, median(samples.get(name) ?? []) - floor);
+      // Paired with the MemorySaver run just before it in the same round, so drifting load cancels.
+      const overMemory = (name: string) => {
+        const memory = samples.get('memory') ?? [];
+        return Math.max(0, median((samples.get(name) ?? []).map((ms, i) => ms - (memory[i] ?? ms))));
+      };
       const suffix = (shape === 'growing' ? '_growing' : '') + (durability === 'sync' ? '' : '_async');
       metrics.push(
         { metric: `langgraph.no_checkpointer_step${suffix}_ms`, value: round(floor), unit: 'ms' },
@@ -186,12 +193,12 @@ export default async function bench(): Promise<BenchMetric[]> {
         { metric: `langgraph.memory_saver_step${suffix}_ms`, value: round(cost('memory')), unit: 'ms' },
         {
           metric: `langgraph.baton_over_memory_step${suffix}_ms`,
-          value: round(Math.max(0, cost('baton') - cost('memory'))),
+          value: round(overMemory('baton')),
           unit: 'ms',
         },
         {
           metric: `langgraph.sqlite_saver_over_memory_step${suffix}_ms`,
-          value: round(Math.max(0, cost('sqlite_saver') - cost('memory'))),
+          value: round(overMemory('sqlite_saver')),
           unit: 'ms',
         },
       );

@@ -36,6 +36,9 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'http.resume_p99_ms': { op: '<=', value: 10 },
   'delivery.lateness_p99_ms': { op: '<=', value: 20 },
   'langgraph.baton_step_ms': { op: '<=', value: 0.3 },
+  // LangGraph's own checkpointing (MemorySaver) costs more than 0.3 ms a step by itself: what Baton's
+  // storage adds beyond it is the part the target can honestly be held against.
+  'langgraph.baton_over_memory_step_ms': { op: '<=', value: 0.3 },
   // Issue 16: the dashboard loads in under a second with 10,000 runs and a 2,000-event run.
   'dashboard.overview_ms': { op: '<', value: 1_000 },
   'dashboard.runs_ms': { op: '<', value: 1_000 },
