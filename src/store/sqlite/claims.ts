@@ -6,10 +6,36 @@ import type { ClaimRequest, RecoveredRun } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 
-// The leading `status IN (…)` lets SQLite prove the partial index's condition and use it.
+// Whether a run can be claimed now (checked again by the claim itself).
 const CLAIMABLE = `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer')) AND (
     (status = 'queued' AND (wake_at IS NULL OR wake_at <= @now))
     OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= @now))`;
+
+/**
+ * Two ways in, one index each (migration 0023): runs claimable with no wake time, in claim order,
+ * and runs whose wake time has come, earliest first. A claim thus never reads runs that are not due
+ * (100,000 asleep cost nothing), and the terms repeat each index's condition so SQLite uses it.
+ */
+const READY = `kind = 'task' AND status = 'queued' AND wake_at IS NULL`;
+const DUE = `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer'))
+  AND wake_at IS NOT NULL AND wake_at <= @now`;
+
+interface Candidate {
+  id: string;
+  name: string;
+  priority?: number;
+}
+
+/** Both lists in claim order (priority, then creation), as one scan of every claimable run would give. */
+function claimOrder(ready: Candidate[], due: Candidate[]): Candidate[] {
+  if (due.length === 0) return ready;
+  if (ready.length === 0) return due.sort(byClaimOrder);
+  return [...ready, ...due].sort(byClaimOrder);
+}
+
+function byClaimOrder(a: Candidate, b: Candidate): number {
+  return (b.priority ?? 0) - (a.priority ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
 
 export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRecord[]> {
   if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
@@ -29,19 +55,27 @@ export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRec
     }
     // Scan a little more than needed so that runs of a task at its limit do not starve the others.
     const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
-    const candidates = (
+    const candidates =
       req.ids === undefined
-        ? ctx
-            .stmt(
-              `SELECT id, name FROM runs WHERE ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
-            )
-            .all({ now, names, scan })
-        : ctx
+        ? claimOrder(
+            ctx
+              .stmt(
+                `SELECT id, name, priority FROM runs WHERE ${READY} AND name IN (SELECT value FROM json_each(@names))
+                 ORDER BY priority DESC, id LIMIT @scan`,
+              )
+              .all({ names, scan }) as Candidate[],
+            ctx
+              .stmt(
+                `SELECT id, name, priority FROM runs WHERE ${DUE} AND name IN (SELECT value FROM json_each(@names))
+                 ORDER BY wake_at LIMIT @scan`,
+              )
+              .all({ now, names, scan }) as Candidate[],
+          )
+        : (ctx
             .stmt(
               `SELECT id, name FROM runs WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
             )
-            .all({ now, names, scan, ids: json(req.ids) })
-    ) as Array<{ id: string; name: string }>;
+            .all({ now, names, scan, ids: json(req.ids) }) as Candidate[]);
     // Chosen here, claimed below in one statement and read back in one: the transaction holds the
     // write lock, so every candidate read above is still claimable. (A per-run `UPDATE … RETURNING *`
     // cost twice a plain UPDATE: SQLite buffers RETURNING rows in a temporary table.)

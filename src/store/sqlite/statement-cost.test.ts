@@ -72,7 +72,56 @@ describe('statements per run (SQLite)', () => {
       true,
     );
     expect(count(/^UPDATE runs SET status = 'running'/)).toBe(1);
-    expect(count(/^(SELECT|UPDATE|INSERT|DELETE|WITH)/)).toBe(3);
+    // Two candidate reads (runs ready now, runs whose wake time came), the claim, the read back.
+    expect(count(/^(SELECT|UPDATE|INSERT|DELETE|WITH)/)).toBe(4);
+  });
+
+  it('finds due runs without reading the runs that sleep longer', async () => {
+    rt = testRuntime({ worker: false });
+    const noop = defineTask({ name: 'noop', retry: false, run: () => 'ok' });
+    rt.baton.register(noop);
+    const now = rt.clock.now();
+    const later = Array.from({ length: 200 }, (_, i) => ({ id: `a${i}`, wakeAt: now + 3_600_000 }));
+    const due = Array.from({ length: 3 }, (_, i) => ({ id: `b${i}`, wakeAt: now - 1 }));
+    await rt.store.createRuns(
+      [...later, ...due].map(({ id, wakeAt }) => ({
+        id,
+        kind: 'task' as const,
+        name: 'noop',
+        input: {},
+        status: 'waiting' as const,
+        waitReason: 'timer' as const,
+        wakeAt,
+      })),
+      [],
+    );
+    executed.length = 0;
+    const claimed = await rt.store.claimRuns({ owner: 'w1', leaseMs: 5_000, limit: 16, names: ['noop'] });
+    expect(claimed.map((r) => r.id)).toEqual(['b0', 'b1', 'b2']);
+    // Every candidate read walks an index that holds no run asleep past now: the ready runs' index
+    // holds no waiting run at all, the due runs' index is searched by wake time up to now.
+    const db = rt.store.database;
+    const reads = [...new Set(executed.filter((sql) => /^SELECT id, name/.test(sql)))];
+    expect(reads).toHaveLength(2);
+    const plans = reads.map((sql) =>
+      (
+        db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ now, names: '[]', scan: 1 }) as Array<{
+          detail: string;
+        }>
+      )
+        .map((r) => r.detail)
+        .join('; '),
+    );
+    expect(
+      plans.some((p) => /SEARCH runs USING INDEX runs_claimable_due \(wake_at>\? AND wake_at<\?\)/.test(p)),
+    ).toBe(true);
+    const ready = plans.find((p) => /USING INDEX runs_claimable\b(?!_)/.test(p));
+    expect(ready).toBeDefined();
+    const index = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_claimable'").get() as {
+      sql: string;
+    };
+    expect(index.sql).toMatch(/status = 'queued' AND wake_at IS NULL/);
+    expect(index.sql).not.toMatch(/waiting/);
   });
 
   it('still searches the descendants of a run that has children when it ends', async () => {
