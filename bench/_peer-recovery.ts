@@ -107,8 +107,8 @@ async function killAndRetake(script: string, hold: string[], take: string[]): Pr
   }
 }
 
-export async function batonRecoveryMs(dir: string, round: number): Promise<number> {
-  const url = builtBaton();
+/** `url`: the built package's entry (another build, for an A/B). @default builtBaton() */
+export async function batonRecoveryMs(dir: string, round: number, url = builtBaton()): Promise<number> {
   const file = join(dir, `recovery-${round}.db`);
   return killAndRetake('baton.mjs', [url, file, 'hold'], [url, file, 'take']);
 }

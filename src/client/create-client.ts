@@ -15,15 +15,19 @@ import {
 import type {
   AcceptedBody,
   BulkAnswer,
+  BulkRequestBody,
+  CancelRequestBody,
   DecisionBody,
   DecisionsPage,
   DeliveriesPage,
   Health,
   Overview,
+  ResumeRequestBody,
   RunDetails,
   RunFilter,
   RunPage,
   RunView,
+  StartRequestBody,
   SuccessBody,
   SyncAnswer,
   Timeline,
@@ -199,11 +203,12 @@ export function createClient(options: ClientOptions): BatonClient {
     throw await errorFromResponse(response);
   }
 
+  // Bodies typed by the server's request schemas (StartRequestBody, …): no second copy to drift.
   const startBody = (
-    target: Record<string, unknown>,
+    target: { task: string } | { flow: string | Record<string, unknown> },
     input: unknown,
     o: StartRequest & SyncRequest = {},
-  ) => ({
+  ): StartRequestBody => ({
     ...target,
     ...(input !== undefined ? { input } : {}),
     ...(o.id !== undefined ? { id: o.id } : {}),
@@ -214,8 +219,11 @@ export function createClient(options: ClientOptions): BatonClient {
   });
 
   /** One sync request (options already checked by the caller). */
-  const sync = async (target: Record<string, unknown>, input: unknown, o: StartRequest & SyncRequest) =>
-    syncAnswer(await send('POST', '/runs', { ...startBody(target, input, o), mode: 'sync' }, o.signal));
+  const sync = async (
+    target: { task: string } | { flow: string | Record<string, unknown> },
+    input: unknown,
+    o: StartRequest & SyncRequest,
+  ) => syncAnswer(await send('POST', '/runs', { ...startBody(target, input, o), mode: 'sync' }, o.signal));
 
   /** After the first sync answer: resume on 408 (and wait out 409) until the job answers. */
   const untilDone = (first: SyncAnswer, o: RunOptions): Promise<RunResult> => {
@@ -258,7 +266,8 @@ export function createClient(options: ClientOptions): BatonClient {
     },
     async resume(id, o = {}) {
       refuseUnknownKeys(o, SYNC_KEYS, 'resume options');
-      const body = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
+      const body: ResumeRequestBody | undefined =
+        o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
       return syncAnswer(await send('POST', runPath(id, '/resume'), body, o.signal));
     },
     async resumeAsync(id) {
@@ -284,10 +293,10 @@ export function createClient(options: ClientOptions): BatonClient {
       return expect(await send('GET', '/overview'), 200);
     },
     async bulkCancel(target) {
-      return expect(await send('POST', '/bulk/cancel', target), 200);
+      return expect(await send('POST', '/bulk/cancel', target satisfies BulkRequestBody), 200);
     },
     async bulkResume(target) {
-      return expect(await send('POST', '/bulk/resume', target), 200);
+      return expect(await send('POST', '/bulk/resume', target satisfies BulkRequestBody), 200);
     },
     allEvents(o = {}) {
       refuseUnknownKeys(o, [...EVENTS_KEYS, 'types'], 'allEvents options');
@@ -301,7 +310,7 @@ export function createClient(options: ClientOptions): BatonClient {
       return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/decisions'), answer), 200)).run;
     },
     async cancel(id, reason) {
-      const body = reason !== undefined ? { reason } : undefined;
+      const body: CancelRequestBody | undefined = reason !== undefined ? { reason } : undefined;
       return (await expect<{ run: RunView }>(await send('POST', runPath(id, '/cancel'), body), 200)).run;
     },
     events(id, o) {

@@ -6,8 +6,7 @@
  */
 import { BatonError, isBatonError, isTerminal, type RunStatus } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
-import { readJsonBody } from './read-json-body.ts';
-import { BulkBody, parseRequest } from './request-schemas.ts';
+import type { BulkBody } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { selectRuns } from './run-selection.ts';
 import { jsonResponse } from './wire-errors.ts';
@@ -80,10 +79,9 @@ async function targets(rc: RouteContext, body: BulkBody): Promise<Targets> {
 
 export async function bulkRoute(
   rc: RouteContext,
-  request: Request,
+  body: BulkBody,
   action: 'cancel' | 'resume',
 ): Promise<Response> {
-  const body = parseRequest(BulkBody, (await readJsonBody(request)) ?? null, 'body');
   const { runs, capped, notFound } = await targets(rc, body);
   const chosen = runs.filter(eligible[action]);
   const summary: BulkAnswer = {

@@ -14,10 +14,24 @@ import { type HttpOptions, resolveHttpOptions } from './http-options.ts';
 import { decisionsRoute, deliveriesRoute } from './inbox-routes.ts';
 import { healthRoute, metricsRoute } from './ops-routes.ts';
 import { overviewRoute } from './overview-route.ts';
-import { cancelRoute, decideRoute, getRoute, listRoute, signalRoute } from './read-routes.ts';
+import { cancelRoute, decideRoute, decisionAnswer, getRoute, listRoute, signalRoute } from './read-routes.ts';
 import { jsonBodiesOnly, requestGuard } from './request-guard.ts';
+import {
+  AllEventsQuery,
+  BulkBody,
+  CancelBody,
+  DeliveriesQuery,
+  EventsQuery,
+  ListQuery,
+  ModeQuery,
+  PageQuery,
+  ResumeBody,
+  StartBody,
+  TimelineQuery,
+} from './request-schemas.ts';
+import { jsonBody, query } from './request-validators.ts';
 import { type BatonMetrics, createBatonMetrics } from './run-metrics.ts';
-import { type RouteContext, resumeRoute, startRoute, taskRoute } from './run-routes.ts';
+import { flatTaskBody, type RouteContext, resumeRoute, startRoute, taskRoute } from './run-routes.ts';
 import { timelineRoute } from './timeline-route.ts';
 import { errorResponse, HttpCodes, HttpProblem } from './wire-errors.ts';
 
@@ -80,23 +94,39 @@ export function createHttpHandler(baton: Baton, options: HttpOptions = {}): Http
     errorResponse(new HttpProblem(404, HttpCodes.routeNotFound, `no route ${c.req.method} ${c.req.path}`)),
   );
 
-  app.post('/runs', (c) => startRoute(rc, c.req.raw));
-  app.post('/tasks/:name', (c) => taskRoute(rc, c.req.raw, c.req.param('name')));
-  app.post('/bulk/cancel', (c) => bulkRoute(rc, c.req.raw, 'cancel'));
-  app.post('/bulk/resume', (c) => bulkRoute(rc, c.req.raw, 'resume'));
-  app.get('/decisions', (c) => decisionsRoute(rc, c.req.raw));
-  app.get('/deliveries', (c) => deliveriesRoute(rc, c.req.raw));
+  // Bodies and queries are checked on Hono's validator before the handler (request-validators.ts).
+  app.post('/runs', jsonBody(StartBody), (c) => startRoute(rc, c.req.raw, c.req.valid('json')));
+  app.post('/tasks/:name', jsonBody(flatTaskBody, {}), (c) =>
+    taskRoute(rc, c.req.raw, c.req.param('name'), c.req.valid('json')),
+  );
+  app.post('/bulk/cancel', jsonBody(BulkBody), (c) => bulkRoute(rc, c.req.valid('json'), 'cancel'));
+  app.post('/bulk/resume', jsonBody(BulkBody), (c) => bulkRoute(rc, c.req.valid('json'), 'resume'));
+  app.get('/decisions', query(PageQuery), (c) => decisionsRoute(rc, c.req.valid('query')));
+  app.get('/deliveries', query(DeliveriesQuery), (c) => deliveriesRoute(rc, c.req.valid('query')));
   app.get('/overview', () => overviewRoute(rc));
-  app.get('/events', (c) => allEventsRoute(rc, c));
-  app.get('/runs/:id/timeline', (c) => timelineRoute(rc, c.req.raw, c.req.param('id')));
-  app.get('/runs', (c) => listRoute(rc, c.req.raw));
+  app.get('/events', query(AllEventsQuery), (c) => allEventsRoute(rc, c, c.req.valid('query')));
+  app.get('/runs/:id/timeline', query(TimelineQuery), (c) =>
+    timelineRoute(rc, c.req.param('id'), c.req.valid('query')),
+  );
+  app.get('/runs', query(ListQuery), (c) => listRoute(rc, c.req.valid('query')));
   app.get('/runs/:id', (c) => getRoute(rc, c.req.param('id')));
-  app.post('/runs/:id/resume', (c) => resumeRoute(rc, c.req.raw, c.req.param('id')));
-  app.get('/runs/:id/events', (c) => eventsRoute(rc, c, c.req.param('id')));
-  app.post('/runs/:id/decisions', (c) => decideRoute(rc, c.req.raw, c.req.param('id')));
-  app.post('/runs/:id/cancel', (c) => cancelRoute(rc, c.req.raw, c.req.param('id')));
-  app.post('/runs/:id/signals/:name', (c) =>
-    signalRoute(rc, c.req.raw, c.req.param('id'), c.req.param('name')),
+  app.post('/runs/:id/resume', query(ModeQuery), jsonBody(ResumeBody, {}), (c) =>
+    resumeRoute(rc, c.req.raw, c.req.param('id'), c.req.valid('query'), c.req.valid('json')),
+  );
+  app.get('/runs/:id/events', query(EventsQuery), (c) =>
+    eventsRoute(rc, c, c.req.param('id'), c.req.valid('query')),
+  );
+  app.post('/runs/:id/decisions', jsonBody(decisionAnswer), (c) =>
+    decideRoute(rc, c.req.param('id'), c.req.valid('json')),
+  );
+  app.post('/runs/:id/cancel', jsonBody(CancelBody, {}), (c) =>
+    cancelRoute(rc, c.req.param('id'), c.req.valid('json')),
+  );
+  // The body is the payload, any JSON (empty: null).
+  app.post(
+    '/runs/:id/signals/:name',
+    jsonBody((payload) => payload),
+    (c) => signalRoute(rc, c.req.param('id'), c.req.param('name'), c.req.valid('json')),
   );
   app.get('/health', () => healthRoute(rc));
   if (resolved.dashboard) mountDashboard(app, resolved);

@@ -9,16 +9,20 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { BatonError, type BatonEvent } from '../core/index.ts';
 import type { TimerHandle } from '../time/index.ts';
-import { AllEventsQuery, EventsQuery, parseRequest, queryOf } from './request-schemas.ts';
+import type { AllEventsQuery, EventsQuery } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { errorBody } from './wire-errors.ts';
 
 /** How long a disconnected EventSource waits before reconnecting. */
 const RETRY_MS = 2_000;
 
-export async function eventsRoute(rc: RouteContext, c: Context, id: string): Promise<Response> {
+export async function eventsRoute(
+  rc: RouteContext,
+  c: Context,
+  id: string,
+  query: EventsQuery,
+): Promise<Response> {
   const request = c.req.raw;
-  const query = parseRequest(EventsQuery, queryOf(new URL(request.url)), 'query');
   if (!(await rc.baton.getRun(id)))
     throw new BatonError('RUN_NOT_FOUND', `no run with id ${id}`, { data: { runId: id } });
   const afterId = lastEventId(request) ?? query.after ?? 0;
@@ -33,9 +37,8 @@ export async function eventsRoute(rc: RouteContext, c: Context, id: string): Pro
  * new ones) then live, until the client goes. `?types=run:succeeded,decision:requested` keeps
  * only those types (a prefix ending in ":" keeps a family, e.g. `run:`).
  */
-export async function allEventsRoute(rc: RouteContext, c: Context): Promise<Response> {
+export async function allEventsRoute(rc: RouteContext, c: Context, query: AllEventsQuery): Promise<Response> {
   const request = c.req.raw;
-  const query = parseRequest(AllEventsQuery, queryOf(new URL(request.url)), 'query');
   const types = query.types?.split(',').filter((t) => t !== '');
   const keep = (e: BatonEvent) =>
     types === undefined || types.some((t) => (t.endsWith(':') ? e.type.startsWith(t) : e.type === t));

@@ -4,7 +4,7 @@
  * resolved instant and delivery state.
  */
 import { type DeliveryEntry, decisionInbox, deliveryBoard, type InboxDecision } from '../runtime/index.ts';
-import { DeliveriesQuery, PageQuery, parseRequest, queryOf } from './request-schemas.ts';
+import type { DeliveriesQuery, PageQuery } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { jsonResponse } from './wire-errors.ts';
 
@@ -26,8 +26,7 @@ export interface DeliveriesPage {
 /** Findings shown beside a question (the rest are on the run page). */
 const FINDINGS_SHOWN = 20;
 
-export async function decisionsRoute(rc: RouteContext, request: Request): Promise<Response> {
-  const query = parseRequest(PageQuery, queryOf(new URL(request.url)), 'query');
+export async function decisionsRoute(rc: RouteContext, query: PageQuery): Promise<Response> {
   const open = await decisionInbox(rc.baton.internals, query.limit ?? 200);
   const decisions = await Promise.all(
     open.map(async (d) => {
@@ -39,8 +38,7 @@ export async function decisionsRoute(rc: RouteContext, request: Request): Promis
   return jsonResponse(body);
 }
 
-export async function deliveriesRoute(rc: RouteContext, request: Request): Promise<Response> {
-  const query = parseRequest(DeliveriesQuery, queryOf(new URL(request.url)), 'query');
+export async function deliveriesRoute(rc: RouteContext, query: DeliveriesQuery): Promise<Response> {
   const board = await deliveryBoard(rc.baton.internals, {
     state: query.state ?? 'upcoming',
     limit: query.limit ?? 100,

@@ -22,6 +22,12 @@ export {
 export type { Health } from './ops-routes.ts';
 export type { Overview } from './overview-route.ts';
 export type { RunDetails, RunPage } from './read-routes.ts';
+export type {
+  BulkRequestBody,
+  CancelRequestBody,
+  ResumeRequestBody,
+  StartRequestBody,
+} from './request-schemas.ts';
 export type { AttemptPlan, BudgetView, RunInsight } from './run-insight.ts';
 export { type BatonMetrics, createBatonMetrics, measureStore } from './run-metrics.ts';
 export { invocationTimeoutMs } from './run-routes.ts';

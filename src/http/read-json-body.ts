@@ -6,6 +6,11 @@ import { assertJsonDepth, BatonError } from '../core/index.ts';
 
 /** The parsed JSON body, or `undefined` when the body is empty. */
 export async function readJsonBody(request: Request): Promise<unknown> {
+  return (await readJsonText(request))?.value;
+}
+
+/** The body's text and its parsed value, or `undefined` when the body is empty or blank. */
+export async function readJsonText(request: Request): Promise<{ text: string; value: unknown } | undefined> {
   const bytes = new Uint8Array(await request.arrayBuffer());
   if (bytes.byteLength === 0) return undefined;
   let text: string;
@@ -18,15 +23,15 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     });
   }
   if (text.trim() === '') return undefined;
-  let body: unknown;
+  let value: unknown;
   try {
-    body = JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw new BatonError('INVALID_INPUT', `request body is not valid JSON: ${(err as Error).message}`, {
       cause: err,
       data: { field: 'body' },
     });
   }
-  assertJsonDepth(body, 'body');
-  return body;
+  assertJsonDepth(value, 'body');
+  return { text, value };
 }

@@ -5,8 +5,7 @@
  */
 import { BatonError, isBatonError } from '../core/index.ts';
 import { type OpenDecision, runMetaOf } from '../runtime/index.ts';
-import { readJsonBody } from './read-json-body.ts';
-import { CancelBody, ListQuery, parseRequest, queryOf } from './request-schemas.ts';
+import type { CancelBody, ListQuery } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { type RunRow, runRow, selectRuns } from './run-selection.ts';
 import { runView } from './run-views.ts';
@@ -32,8 +31,8 @@ export interface RunDetails {
   decisions?: OpenDecision[];
 }
 
-export async function listRoute(rc: RouteContext, request: Request): Promise<Response> {
-  const { limit = 50, cursor, ...filter } = parseRequest(ListQuery, queryOf(new URL(request.url)), 'query');
+export async function listRoute(rc: RouteContext, query: ListQuery): Promise<Response> {
+  const { limit = 50, cursor, ...filter } = query;
   const { runs, nextCursor } = await selectRuns(rc, filter, { cursor, limit });
   const now = rc.clock.now();
   const page: RunPage = { success: true, now, runs: runs.map((r) => runRow(rc, r, now)), nextCursor };
@@ -59,14 +58,18 @@ export async function getRoute(rc: RouteContext, id: string): Promise<Response> 
   return jsonResponse(details);
 }
 
-export async function decideRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
-  const answer = await readJsonBody(request);
+/** The body of `POST /runs/:id/decisions`: the answer, anything but empty or null. */
+export function decisionAnswer(answer: unknown): NonNullable<unknown> {
   if (answer === undefined || answer === null)
     throw new BatonError(
       'INVALID_INPUT',
       'body must be the answer: a choice id like "retry_extended" or { "choice": ..., "mode"?, "input"? }',
       { data: { field: 'body' } },
     );
+  return answer;
+}
+
+export async function decideRoute(rc: RouteContext, id: string, answer: unknown): Promise<Response> {
   try {
     const run = await rc.baton.decide(id, answer, rc.options.actor);
     return jsonResponse({ success: true, run: runView(run) });
@@ -78,17 +81,15 @@ export async function decideRoute(rc: RouteContext, request: Request, id: string
 /** POST /runs/:id/signals/:name — the body is the payload (JSON; empty means null). */
 export async function signalRoute(
   rc: RouteContext,
-  request: Request,
   id: string,
   name: string,
+  payload: unknown,
 ): Promise<Response> {
-  const payload = (await readJsonBody(request)) ?? null;
   const sent = await rc.baton.signal(id, name, payload);
   return jsonResponse({ success: true, signal: sent }, 202);
 }
 
-export async function cancelRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
-  const body = parseRequest(CancelBody, (await readJsonBody(request)) ?? {}, 'body');
+export async function cancelRoute(rc: RouteContext, id: string, body: CancelBody): Promise<Response> {
   await rc.baton.cancel(id, body.reason ?? `cancelled by ${rc.options.actor}`);
   return jsonResponse({ success: true, run: runView(await requireRun(rc, id)) });
 }

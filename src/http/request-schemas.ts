@@ -35,6 +35,7 @@ export const FlatRequest = z.strictObject({
   timeoutMs: positiveMs.optional(),
   resumeJobId: z.string().min(1).optional(),
 });
+export type FlatRequest = z.output<typeof FlatRequest>;
 
 export const ResumeBody = z.strictObject({
   mode: executionMode.optional(),
@@ -43,6 +44,7 @@ export const ResumeBody = z.strictObject({
 export type ResumeBody = z.infer<typeof ResumeBody>;
 
 export const CancelBody = z.strictObject({ reason: z.string().max(1000).optional() });
+export type CancelBody = z.output<typeof CancelBody>;
 
 const intText = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'expected an integer').transform(Number).pipe(z.number().int().min(min).max(max));
@@ -71,7 +73,8 @@ export const ListQuery = z.strictObject({
   limit: intText(1, 1000).optional(),
   cursor: z.string().min(1).optional(),
 });
-export type RunFilter = Omit<z.output<typeof ListQuery>, 'limit' | 'cursor'>;
+export type ListQuery = z.output<typeof ListQuery>;
+export type RunFilter = Omit<ListQuery, 'limit' | 'cursor'>;
 
 const instantBody = z.union([z.number().int().nonnegative(), instantText]);
 
@@ -97,11 +100,13 @@ export const TimelineQuery = z.strictObject({
   /** At most this many events, from the first; `truncated` says when there were more. @default 10000 */
   limit: intText(1, 50_000).optional(),
 });
+export type TimelineQuery = z.output<typeof TimelineQuery>;
 
 export const PageQuery = z.strictObject({
   limit: intText(1, 1000).optional(),
   cursor: z.string().min(1).optional(),
 });
+export type PageQuery = z.output<typeof PageQuery>;
 
 export const DeliveriesQuery = z.strictObject({
   /** upcoming: not yet delivered; all: also delivered ones, newest first. @default upcoming */
@@ -109,18 +114,31 @@ export const DeliveriesQuery = z.strictObject({
   limit: intText(1, 1000).optional(),
   cursor: z.string().min(1).optional(),
 });
+export type DeliveriesQuery = z.output<typeof DeliveriesQuery>;
 
 export const ModeQuery = z.strictObject({ mode: executionMode.optional() });
+export type ModeQuery = z.output<typeof ModeQuery>;
 
 export const AllEventsQuery = z.strictObject({
   after: intText(0, Number.MAX_SAFE_INTEGER).optional(),
   types: z.string().min(1).optional(),
 });
+export type AllEventsQuery = z.output<typeof AllEventsQuery>;
 
 export const EventsQuery = z.strictObject({
   follow: z.enum(['0', '1', 'true', 'false']).optional(),
   after: intText(0, Number.MAX_SAFE_INTEGER).optional(),
 });
+export type EventsQuery = z.output<typeof EventsQuery>;
+
+/**
+ * The bodies as a client writes them (the schemas' input types): `baton/client` builds its requests
+ * typed by these, so a field renamed here fails the client's type check instead of drifting.
+ */
+export type StartRequestBody = z.input<typeof StartBody>;
+export type ResumeRequestBody = z.input<typeof ResumeBody>;
+export type CancelRequestBody = z.input<typeof CancelBody>;
+export type BulkRequestBody = z.input<typeof BulkBody>;
 
 /** Parses `value` or throws INVALID_INPUT naming each bad field as `<where>.<path>`. */
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
@@ -139,9 +157,4 @@ export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, whe
   throw new BatonError('INVALID_INPUT', issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
     data: { field: first.field, issues },
   });
-}
-
-/** Query parameters as a plain object (the last value wins for repeated names). */
-export function queryOf(url: URL): Record<string, string> {
-  return Object.fromEntries(url.searchParams.entries());
 }

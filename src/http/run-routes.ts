@@ -15,8 +15,13 @@ import {
 import type { RunRecord } from '../store/index.ts';
 import type { Clock } from '../time/index.ts';
 import type { ResolvedHttpOptions } from './http-options.ts';
-import { readJsonBody } from './read-json-body.ts';
-import { FlatRequest, ModeQuery, parseRequest, queryOf, ResumeBody, StartBody } from './request-schemas.ts';
+import {
+  FlatRequest,
+  type ModeQuery,
+  parseRequest,
+  type ResumeBody,
+  type StartBody,
+} from './request-schemas.ts';
 import type { BatonMetrics } from './run-metrics.ts';
 import {
   acceptedResponse,
@@ -35,9 +40,8 @@ export interface RouteContext {
 
 const START_ONLY = ['task', 'flow', 'input', 'id', 'budget', 'fast', 'researchMode'] as const;
 
-export async function startRoute(rc: RouteContext, request: Request): Promise<Response> {
+export async function startRoute(rc: RouteContext, request: Request, body: StartBody): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
-  const body = parseRequest(StartBody, (await readJsonBody(request)) ?? null, 'body');
   if (body.resumeJobId !== undefined) {
     const extra = START_ONLY.find((k) => body[k] !== undefined);
     if (extra)
@@ -75,23 +79,13 @@ export async function startRoute(rc: RouteContext, request: Request): Promise<Re
  * (`{ "systemId": "sys_123", "customPrompt": "…", "mode": "sync" }`), as posted to the function's
  * own URL. `mode`, `timeoutMs` and `resumeJobId` are the request's; every other field is input.
  */
-export async function taskRoute(rc: RouteContext, request: Request, name: string): Promise<Response> {
+export async function taskRoute(
+  rc: RouteContext,
+  request: Request,
+  name: string,
+  { request: request_, input }: FlatTaskBody,
+): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
-  const raw = (await readJsonBody(request)) ?? {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw new BatonError('INVALID_INPUT', "body must be a JSON object of the task's input fields", {
-      data: { field: 'body' },
-    });
-  const { mode, timeoutMs, resumeJobId, ...input } = raw as Record<string, unknown>;
-  const request_ = parseRequest(
-    FlatRequest,
-    {
-      ...(mode !== undefined ? { mode } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(resumeJobId !== undefined ? { resumeJobId } : {}),
-    },
-    'body',
-  );
   if (request_.resumeJobId !== undefined) {
     const [extra] = Object.keys(input);
     if (extra !== undefined)
@@ -111,10 +105,39 @@ export async function taskRoute(rc: RouteContext, request: Request, name: string
   return answerWhenSettled(rc, request, run, request_.timeoutMs, arrivedAt, false);
 }
 
-export async function resumeRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
+/** A flat 003 body split: the request's own fields (checked) and the task's input (the rest). */
+export interface FlatTaskBody {
+  request: FlatRequest;
+  input: Record<string, unknown>;
+}
+
+/** The body of `POST /tasks/:name`: a JSON object of the task's input fields and the request's own. */
+export function flatTaskBody(raw: unknown): FlatTaskBody {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new BatonError('INVALID_INPUT', "body must be a JSON object of the task's input fields", {
+      data: { field: 'body' },
+    });
+  const { mode, timeoutMs, resumeJobId, ...input } = raw as Record<string, unknown>;
+  const request = parseRequest(
+    FlatRequest,
+    {
+      ...(mode !== undefined ? { mode } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(resumeJobId !== undefined ? { resumeJobId } : {}),
+    },
+    'body',
+  );
+  return { request, input };
+}
+
+export async function resumeRoute(
+  rc: RouteContext,
+  request: Request,
+  id: string,
+  query: ModeQuery,
+  body: ResumeBody,
+): Promise<Response> {
   const arrivedAt = rc.clock.monotonic();
-  const query = parseRequest(ModeQuery, queryOf(new URL(request.url)), 'query');
-  const body = parseRequest(ResumeBody, (await readJsonBody(request)) ?? {}, 'body');
   return resumeJob(rc, request, id, query.mode ?? body.mode ?? 'sync', body.timeoutMs, arrivedAt);
 }
 

@@ -7,7 +7,7 @@
 import type { BatonEvent } from '../core/index.ts';
 import type { DeliveryRecord, PartialRecord, RunRecord, StepRecord } from '../store/index.ts';
 import { requireRun } from './read-routes.ts';
-import { parseRequest, queryOf, TimelineQuery } from './request-schemas.ts';
+import type { TimelineQuery } from './request-schemas.ts';
 import type { RouteContext } from './run-routes.ts';
 import { type RunRow, runRow } from './run-selection.ts';
 import { jsonResponse } from './wire-errors.ts';
@@ -62,8 +62,7 @@ async function readAll(rc: RouteContext, run: RunRecord, limit: number) {
   return { events: events.slice(0, limit), truncated: events.length > limit };
 }
 
-export async function timelineRoute(rc: RouteContext, request: Request, id: string): Promise<Response> {
-  const query = parseRequest(TimelineQuery, queryOf(new URL(request.url)), 'query');
+export async function timelineRoute(rc: RouteContext, id: string, query: TimelineQuery): Promise<Response> {
   const run = await requireRun(rc, id);
   const store = rc.baton.store;
   const steps = run.kind === 'flow' ? await store.listRuns({ parentId: id, limit: 10_000 }) : [];
