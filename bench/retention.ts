@@ -16,10 +16,18 @@
  *   printed beside retention.write_slice_ms (the 4 ms slice a sweep must stay within, issue 11
  *   item 3). retention.sweep_loop_delay_p99_ms: the same from `monitorEventLoopDelay` (1 ms
  *   resolution).
+ * - retention.sweep_cpu_p99_ms / retention.sweep_runqueue_p99_ms: per sweep, the main thread's own
+ *   CPU time and the time it waited on the kernel's run queue (other processes held the cores),
+ *   from /proc/thread-self/schedstat (Linux). The CPU time is what the sweep holds the loop for; the
+ *   run-queue wait shows in the gaps above but is the machine's load, not the sweep (a loaded
+ *   2-core machine preempts a busy thread for tens of ms, inside a COMMIT as anywhere).
+ *   retention.idle_loop_block_p99_ms: the same 1 ms ticker's gaps with nothing to do, just before
+ *   (what the machine alone does to the figure).
  * - retention.gc_runs_per_s: `baton gc`'s rate (200 ms slices) over another 50,000 expired runs,
  *   median of 3. Target ≥ 10,000 (it was ≈ 74 before the runs.root_id index and batched sweeps).
  */
 
+import { existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
 import { ManualClock } from '../src/time/index.ts';
@@ -77,6 +85,32 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
   return { p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+
+/** This thread's CPU time and run-queue wait so far (ms), where the kernel tells them. */
+function threadTimes(): { cpu: number; waited: number } | undefined {
+  if (!existsSync(SCHEDSTAT)) return undefined;
+  const [cpu = 0, waited = 0] = readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number);
+  return { cpu: cpu / 1e6, waited: waited / 1e6 };
+}
+
+/** The gaps of a 1 ms interval timer (less its 1 ms) while `during` runs. */
+async function tickerGaps(during: () => Promise<void>): Promise<number[]> {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gaps.push(Math.max(0, now - last - 1));
+    last = now;
+  }, 1);
+  try {
+    await during();
+  } finally {
+    clearInterval(ticker);
+  }
+  return gaps;
+}
+
 /**
  * Each sweep's time (its write, commit and sync, measured around the call), and how long the event
  * loop was held meanwhile: the gaps of a 1 ms interval timer, less its 1 ms, and Node's own
@@ -85,26 +119,30 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
 async function sweepSlices(dir: string) {
   const store = openSqliteStore(`${dir}/slices.db`);
   await addFinished(store, 's', BACKLOG, Date.now() - 1);
+  const idle = await tickerGaps(() => new Promise((resolve) => setTimeout(resolve, 2_000)));
   const times: number[] = [];
-  const blocks: number[] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    blocks.push(Math.max(0, now - last - 1));
-    last = now;
-  }, 1);
+  const cpu: number[] = [];
+  const waited: number[] = [];
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  let blocks: number[];
   try {
-    for (;;) {
-      const t0 = performance.now();
-      const { runs } = await store.sweep();
-      times.push(performance.now() - t0);
-      if (runs === 0) break;
-    }
+    blocks = await tickerGaps(async () => {
+      for (;;) {
+        const t0 = performance.now();
+        const before = threadTimes();
+        const { runs } = await store.sweep();
+        times.push(performance.now() - t0);
+        const after = threadTimes();
+        if (before && after) {
+          cpu.push(after.cpu - before.cpu);
+          waited.push(after.waited - before.waited);
+        }
+        if (runs === 0) break;
+      }
+    });
   } finally {
     delay.disable();
-    clearInterval(ticker);
   }
   await store.close();
   const loop = quantiles(blocks);
@@ -112,6 +150,9 @@ async function sweepSlices(dir: string) {
     sweeps: quantiles(times),
     blockP99: loop.p99,
     blockMax: loop.max,
+    idleP99: quantiles(idle).p99,
+    cpuP99: cpu.length > 0 ? quantiles(cpu).p99 : undefined,
+    waitedP99: waited.length > 0 ? quantiles(waited).p99 : undefined,
     // The histogram counts the 1 ms resolution itself as delay; it is taken off like the timer's.
     delayP99: Math.round(Math.max(0, delay.percentile(99) / 1e6 - 1) * 100) / 100,
   };
@@ -154,6 +195,13 @@ export default async function bench(): Promise<Array<{ metric: string; value: nu
       { metric: 'retention.sweep_loop_block_p99_ms', value: slices.blockP99, unit: 'ms' },
       { metric: 'retention.sweep_loop_block_max_ms', value: slices.blockMax, unit: 'ms' },
       { metric: 'retention.sweep_loop_delay_p99_ms', value: slices.delayP99, unit: 'ms' },
+      { metric: 'retention.idle_loop_block_p99_ms', value: slices.idleP99, unit: 'ms' },
+      ...(slices.cpuP99 === undefined
+        ? []
+        : [
+            { metric: 'retention.sweep_cpu_p99_ms', value: slices.cpuP99, unit: 'ms' },
+            { metric: 'retention.sweep_runqueue_p99_ms', value: slices.waitedP99 ?? 0, unit: 'ms' },
+          ]),
       { metric: 'retention.write_slice_ms', value: WRITE_SLICE_MS, unit: 'ms' },
       { metric: 'retention.gc_runs_per_s', value: median(rates), unit: 'runs/s' },
     ];

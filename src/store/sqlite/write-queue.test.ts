@@ -250,3 +250,28 @@ describe('WriteQueue', () => {
     db.close();
   });
 });
+
+describe('the COMMIT time a write is told (a sweep sizes its next batches by it)', () => {
+  it('tells each write that asked how long the COMMIT that took it held the loop, and no write that failed', async () => {
+    const db = new Database(join(dir, `q${n++}.db`));
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+    // A monotonic clock that moves 2 ms at every read: the COMMIT, read around, "takes" 2 ms.
+    let ms = 0;
+    const queue = new WriteQueue(db, () => {}, { monotonic: () => (ms += 2) });
+    const told: Array<[string, number]> = [];
+    const write = (name: string, fail = false) =>
+      queue.run((scope) => {
+        scope.onCommit = (commitMs) => told.push([name, commitMs]);
+        if (fail) throw new Error('no');
+        db.prepare('INSERT INTO t (v) VALUES (1)').run();
+      });
+    const results = await Promise.allSettled([write('a'), write('b', true), write('c')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(told).toEqual([
+      ['a', 2],
+      ['c', 2],
+    ]);
+    db.close();
+  });
+});

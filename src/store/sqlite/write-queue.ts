@@ -23,6 +23,8 @@ import { type DurableSync, noSync } from './wal-sync.ts';
 export interface WriteScope {
   /** Events appended by this write; published only if the whole batch commits. */
   readonly events: BatonEvent[];
+  /** Told how long the COMMIT that took this write held the loop (ms; a sweep learns from it). */
+  onCommit?: (commitMs: number) => void;
 }
 
 interface Pending {
@@ -84,6 +86,8 @@ export class WriteQueue {
   private readonly monotonic: () => number;
   private readonly durable: DurableSync;
   private readonly afterCommit: () => void;
+  /** The onCommit hooks of the writes in the transaction being built. */
+  private commitHooks: Array<(commitMs: number) => void> = [];
   /** Largest batch committed so far (the benchmark reports it). */
   maxBatch = 0;
   commits = 0;
@@ -195,6 +199,7 @@ export class WriteQueue {
     const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
     const outcomes: Outcome[] = [];
     const events: BatonEvent[] = [];
+    this.commitHooks = [];
     try {
       this.begin.run();
     } catch (error) {
@@ -223,9 +228,12 @@ export class WriteQueue {
           const p = this.pending[taken++] as Pending;
           outcomes.push(this.apply(p, events));
         } while (taken < this.pending.length && this.monotonic() - started < budget);
+      const before = this.monotonic();
       this.commit.run();
+      const commitMs = this.monotonic() - before;
       this.commits++;
       this.afterCommit();
+      for (const hook of this.commitHooks) hook(commitMs);
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       for (const p of this.pending.splice(0, taken)) p.reject(error);
@@ -305,6 +313,7 @@ export class WriteQueue {
     try {
       const value = p.op(scope);
       events.push(...scope.events);
+      if (scope.onCommit) this.commitHooks.push(scope.onCommit);
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error };
@@ -318,6 +327,7 @@ export class WriteQueue {
       const value = p.op(scope);
       this.release.run();
       events.push(...scope.events);
+      if (scope.onCommit) this.commitHooks.push(scope.onCommit);
       return { ok: true, value };
     } catch (error) {
       // SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM and SQLITE_BUSY may roll back the whole
