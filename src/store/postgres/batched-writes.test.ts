@@ -11,7 +11,7 @@ import { newEvent } from '../../core/index.ts';
 import { ManualClock } from '../../time/index.ts';
 import type { RunRecord } from '../records.ts';
 import { expectCode, T0, task } from '../store.contract.ts';
-import { describePostgres, PG_URL, testSchemas } from './fixtures/pg-test-server.ts';
+import { describePostgres, PG_URL, testSchemas, withClient } from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
 
 const schemas = testSchemas();
@@ -134,7 +134,8 @@ describePostgres('Postgres write batches', () => {
       store.transition('a', { status: 'succeeded', output: 1, finishedAt: T0 }, [], {
         fence: { runId: 'a', token: a.leaseToken },
       }),
-      store.claimRuns({ owner: 'w2', leaseMs: 60_000, limit: 1, names: ['work'] }),
+      // Offered runs (ids) are claimed in the write queue, in the order the writes were issued.
+      store.claimRuns({ owner: 'w2', leaseMs: 60_000, limit: 1, names: ['work'], ids: ['q'] }),
       // Cancels q only if it is still queued: the claim before it in the batch has taken it.
       store.transition('q', { status: 'cancelled', finishedAt: T0 }, [], { expectStatus: ['queued'] }),
     ]);
@@ -145,5 +146,30 @@ describePostgres('Postgres write batches', () => {
       'RUN_CONFLICT',
     );
     expect((await store.getRun('q'))?.status).toBe('running');
+  });
+
+  it('claims any run at once, without waiting for the write batch in flight to commit', async () => {
+    await open();
+    const [a] = await running(['a']);
+    if (!a) throw new Error('claimed nothing');
+    await store.createRuns([task('q')], []);
+    await withClient(async (other) => {
+      // Another session holds a's row: the batch ending a waits for it.
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM ${store.schema}.runs WHERE id = 'a' FOR UPDATE`);
+      let ended = false;
+      const end = store
+        .transition('a', { status: 'succeeded', output: 1, finishedAt: T0 }, [], {
+          fence: { runId: 'a', token: a.leaseToken },
+        })
+        .finally(() => {
+          ended = true;
+        });
+      const claimed = await store.claimRuns({ owner: 'w2', leaseMs: 60_000, limit: 5, names: ['work'] });
+      expect(claimed.map((r) => r.id)).toEqual(['q']);
+      expect(ended).toBe(false);
+      await other.query('COMMIT');
+      expect((await end).status).toBe('succeeded');
+    });
   });
 });

@@ -22,12 +22,13 @@ const CLAIMABLE = (
  */
 export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
   if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
+  const limits = req.nameLimits ?? {};
+  const limited = Object.keys(limits)
+    .filter((n) => req.names.includes(n))
+    .sort();
+  if (limited.length === 0 && !req.ids) return claimAlone(ctx, req);
   return ctx.write<RunRecord[]>(async (tx) => {
     const now = ctx.now();
-    const limits = req.nameLimits ?? {};
-    const limited = Object.keys(limits)
-      .filter((n) => req.names.includes(n))
-      .sort();
     const running = await countRunning(ctx, tx, limited);
     const room = (name: string) => {
       const limit = limits[name];
@@ -74,19 +75,15 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
   });
 }
 
-/**
- * With no per-task limit to count against, candidates are picked and claimed in one statement. Its
- * rows are only the write's result, so the statement goes with the batch's next round trip.
- */
-async function claimUnlimited(
+/** Picks and claims in one statement (no per-task limit to count against). */
+function claimStatement(
   ctx: PgContext,
-  tx: Tx,
   req: ClaimRequest,
   names: readonly string[],
   now: number,
-): Promise<AfterCommit<RunRecord[]>> {
-  const claimed = await tx.laterQuery<RunRow>(
-    `WITH picked AS (
+): { text: string; values: unknown[] } {
+  return {
+    text: `WITH picked AS (
        SELECT id FROM ${ctx.t.runs}
        WHERE ${CLAIMABLE('$3')} AND name = ANY($4::text[]) ${req.ids ? 'AND id = ANY($6::text[])' : ''}
        ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED)
@@ -98,17 +95,44 @@ async function claimUnlimited(
      FROM picked WHERE r.id = picked.id RETURNING r.*)
      -- In claim order (priority, then id), as a separate read of the candidates would give them.
      SELECT * FROM claimed ORDER BY priority DESC, id`,
-    req.ids
+    values: req.ids
       ? [req.owner, now + req.leaseMs, now, names, req.limit, req.ids]
       : [req.owner, now + req.leaseMs, now, names, req.limit],
-    'claimable',
-  );
-  return new AfterCommit(() =>
-    claimed.rows.map((row) => {
-      ctx.rememberRoot(row.id, row.root_id);
-      return toRun(row);
-    }),
-  );
+  };
+}
+
+function claimed(ctx: PgContext, rows: readonly RunRow[]): RunRecord[] {
+  return rows.map((row) => {
+    ctx.rememberRoot(row.id, row.root_id);
+    return toRun(row);
+  });
+}
+
+/**
+ * A claim of offered runs (`ids`) waits in the write queue behind the write that created them. Its
+ * rows are only the write's result, so the statement goes with the batch's next round trip.
+ */
+async function claimUnlimited(
+  ctx: PgContext,
+  tx: Tx,
+  req: ClaimRequest,
+  names: readonly string[],
+  now: number,
+): Promise<AfterCommit<RunRecord[]>> {
+  const { text, values } = claimStatement(ctx, req, names, now);
+  const later = await tx.laterQuery<RunRow>(text, values, 'claimable');
+  return new AfterCommit(() => claimed(ctx, later.rows));
+}
+
+/**
+ * Any claimable run, no per-task limit: one statement, atomic by itself, sent at once on its own
+ * connection outside the write queue. It takes only rows no one has locked (SKIP LOCKED) and
+ * appends no events, so it needs neither the queue's order nor its transaction, and a worker's
+ * next runs no longer wait for the batch of ends in flight to commit first.
+ */
+async function claimAlone(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
+  const { text, values } = claimStatement(ctx, req, req.names, ctx.now());
+  return claimed(ctx, await ctx.read<RunRow>(text, values));
 }
 
 async function countRunning(
