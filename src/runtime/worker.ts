@@ -39,10 +39,7 @@ const SWEEPS_PER_TICK = 8;
 /** Runs claimed per store call; a worker with more free slots claims again at once. */
 const CLAIM_BATCH = 16;
 
-/**
- * Handles a due timer. Resolving to 'keep' leaves the timer taken: it comes due again after the store's hold
- * (the thing it waits for has not happened yet, e.g. a scheduled result still being computed).
- */
+/** A due timer's handler; 'keep' leaves the timer taken, to come due again after the store's hold. */
 export type { TimerHandler } from './worker-upkeep.ts';
 
 const WAKING_EVENTS = new Set([
@@ -73,6 +70,7 @@ export class Worker {
   private tickDone: Promise<void> | undefined;
   private again = false;
   private lastRecovery = Number.NEGATIVE_INFINITY;
+  private lastBeat = Number.NEGATIVE_INFINITY;
   private lastSweep = Number.NEGATIVE_INFINITY;
   private lastTimerCheck = Number.NEGATIVE_INFINITY;
   private timerDue = true;
@@ -329,11 +327,14 @@ export class Worker {
   private async heartbeat(): Promise<void> {
     try {
       const ids = [...this.active.keys(), ...this.ready.map((r) => r.id)];
+      // Holding no lease, there is nothing to extend: its own row is refreshed once a safety poll.
+      const now = this.engine.clock.now();
+      if (ids.length === 0 && this.offered.size === 0 && now - this.lastBeat < this.safetyPollMs) return;
+      this.lastBeat = now;
       const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, ids));
-      for (const runId of this.active.keys()) {
+      for (const runId of this.active.keys())
         if (!held.has(runId))
           this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));
-      }
       // A run held ready whose lease is gone (cancelled, taken back) is not started.
       const lost = new Set(ids.filter((id) => !held.has(id)));
       for (let i = this.ready.length - 1; i >= 0; i--)

@@ -160,29 +160,31 @@ async function countRunning(
   return running;
 }
 
-export function heartbeat(
+/**
+ * One statement, atomic by itself and appending no events, sent at once outside the write queue (a
+ * process heartbeats every third of a lease: round trips are an idle one's load). A run locked
+ * right now is skipped (SKIP LOCKED): a write of its own process holds it, most likely its end, and
+ * the next beat, a third of a lease later, extends it if it still runs; waiting instead could
+ * deadlock with this process's own write batch. The final SELECT reads owner and status, which the
+ * lease extension does not change.
+ */
+export async function heartbeat(
   ctx: PgContext,
   owner: string,
   leaseMs: number,
   active: readonly string[],
 ): Promise<string[]> {
-  return ctx.write(async (tx) => {
-    const now = ctx.now();
-    // One statement (an idle process heartbeats every third of a lease: round trips are its load).
-    // The runs it extends are locked in id order (see flow-writes.ts on lock order); the final
-    // SELECT reads owner and status, which the lease extension does not change.
-    const rows = await tx.select<{ id: string }>(
-      `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2),
-       extended AS (UPDATE ${ctx.t.runs} SET lease_expires_at = $3
-         WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($4::text[]) AND lease_owner = $2
-                        AND status = 'running' ORDER BY id FOR UPDATE))
-       -- In creation order, as the SQLite store lists them.
-       SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $2 AND status = 'running' ORDER BY created_seq`,
-      [now, owner, now + leaseMs, active],
-      active,
-    );
-    return rows.map((r) => r.id);
-  });
+  const now = ctx.now();
+  const rows = await ctx.read<{ id: string }>(
+    `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2),
+     extended AS (UPDATE ${ctx.t.runs} SET lease_expires_at = $3
+       WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($4::text[]) AND lease_owner = $2
+                      AND status = 'running' ORDER BY id FOR UPDATE SKIP LOCKED))
+     -- In creation order, as the SQLite store lists them.
+     SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $2 AND status = 'running' ORDER BY created_seq`,
+    [now, owner, now + leaseMs, active],
+  );
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -218,7 +220,14 @@ async function requeue(
   return rows.map((r) => ({ runId: r.id, previousOwner: r.previous_owner }));
 }
 
-export function recoverExpiredLeases(ctx: PgContext): Promise<RecoveredRun[]> {
+export async function recoverExpiredLeases(ctx: PgContext): Promise<RecoveredRun[]> {
+  // Every worker looks on every poll, and almost always nothing has expired: one read says so,
+  // where the write (its events need a transaction) takes three round trips.
+  const [probe] = await ctx.read<{ expired: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM ${ctx.t.runs} WHERE status = 'running' AND lease_expires_at <= $1) AS expired`,
+    [ctx.now()],
+  );
+  if (!probe?.expired) return [];
   // SKIP LOCKED: a run locked right now is being written by its owner or recovered by another
   // process; the next pass looks at it again.
   return ctx.write((tx) =>

@@ -14,18 +14,20 @@ export function addTimer(ctx: PgContext, t: TimerRecord): Promise<void> {
   });
 }
 
-/** DELETE … RETURNING over rows locked with SKIP LOCKED: concurrent takers never get the same timer. */
-export function takeDueTimers(ctx: PgContext, limit: number): Promise<TimerRecord[]> {
-  return ctx.write(async (tx) => {
-    const rows = await tx.select<Parameters<typeof toTimer>[0]>(
-      `UPDATE ${ctx.t.timers} SET taken_until = $3
-       WHERE id IN (SELECT id FROM ${ctx.t.timers} WHERE due_at <= $1 AND (taken_until IS NULL OR taken_until <= $1)
-         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
-      [ctx.now(), Math.max(0, limit), ctx.now() + TIMER_HOLD_MS],
-    );
-    return rows.map(toTimer).sort((a, b) => a.dueAt - b.dueAt);
-  });
+/**
+ * UPDATE … RETURNING over rows locked with SKIP LOCKED: concurrent takers never get the same timer.
+ * One statement, atomic by itself and appending no events, sent at once outside the write queue:
+ * every worker looks at the timers on every poll, and an idle one's round trips are its load.
+ */
+export async function takeDueTimers(ctx: PgContext, limit: number): Promise<TimerRecord[]> {
+  const rows = await ctx.read<Parameters<typeof toTimer>[0]>(
+    `UPDATE ${ctx.t.timers} SET taken_until = $3
+     WHERE id IN (SELECT id FROM ${ctx.t.timers} WHERE due_at <= $1 AND (taken_until IS NULL OR taken_until <= $1)
+       ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING *`,
+    [ctx.now(), Math.max(0, limit), ctx.now() + TIMER_HOLD_MS],
+  );
+  return rows.map(toTimer).sort((a, b) => a.dueAt - b.dueAt);
 }
 
 export function cancelTimers(ctx: PgContext, ids: readonly string[]): Promise<void> {
