@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { createBaton, defineTask, type TaskContext } from '../src/index.ts';
-import { openSqliteStore, sqliteDriver } from '../src/store/index.ts';
+import { openSqliteStore, type Store, sqliteDriver } from '../src/store/index.ts';
 import { type DueAtOnce, dueSamples } from './_peer-due.ts';
 import { median } from './_stats.ts';
 
@@ -78,6 +78,20 @@ export async function batonDueAtOnce(
   concurrency: number,
 ): Promise<DueAtOnce> {
   const store = openSqliteStore(join(dir, `due-${leadMs}.db`));
+  try {
+    return await batonDueAtOnceOn(store, count, leadMs, concurrency);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The "all due at once" figure on a store already open (SQLite above, Postgres in bench/_pg-peers-latency.ts). */
+export async function batonDueAtOnceOn(
+  store: Store,
+  count: number,
+  leadMs: number,
+  concurrency: number,
+): Promise<DueAtOnce> {
   const due = Date.now() + leadMs;
   const late: number[] = [];
   let allDone!: () => void;
@@ -105,6 +119,5 @@ export async function batonDueAtOnce(
     return dueSamples(late, margin);
   } finally {
     await baton.close();
-    await store.close();
   }
 }

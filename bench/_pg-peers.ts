@@ -8,29 +8,29 @@
  *   enqueue to the last completion (each system's fastest documented way to enqueue: Baton's
  *   start() calls sharing commits, pg-boss's bulk insert() and ten batch-fetching (100) subscriptions, graphile-worker's
  *   addJob in 20 lanes with concurrency 10).
- * - pg_idle_queries_per_s: statements a process with a started worker and nothing to do sends to
- *   the server per second (pg_stat_statements is not assumed: counted from the server's
- *   xact_commit + xact_rollback of the process's database over 10 s, one process at a time).
+ * - pg_idle_queries_per_s: round trips a process with a started worker and nothing to do sends to
+ *   the server per second, over 10 s (counted in the process: every query node-postgres sends, all
+ *   three systems use the same `pg` module; the server's transaction counters also counted
+ *   autovacuum's and other sessions' work).
+ * - Latency figures (due at once, enqueue → start across processes, claim with 0 and 100,000
+ *   queued): bench/_pg-peers-latency.ts.
  *
+ * BullMQ's Postgres backend: none is published on the npm registry (bullmq 6.7.0, its newest,
+ * describes itself as "based on Redis"), so there is nothing to run beside these.
  * Postgres: BATON_BENCH_PG_URL, else the local test server; each system gets a fresh database.
  */
 import { randomBytes } from 'node:crypto';
-import { Logger, makeWorkerUtils, run } from 'graphile-worker';
+import { makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { createBaton, defineTask } from '../src/index.ts';
 import { openPostgresStore } from '../src/store/postgres/index.ts';
+import { batonLatency, graphileLatency, type PeerFigure, pgBossLatency, quiet } from './_pg-peers-latency.ts';
 
 const BASE_URL = process.env.BATON_BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const JOBS = 5_000;
 const CONCURRENCY = 10;
 const IDLE_MS = 10_000;
-
-interface PeerFigure {
-  peer: string;
-  metric: string;
-  value: number;
-}
 
 async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const name = `bench_pg_${randomBytes(4).toString('hex')}`;
@@ -47,26 +47,22 @@ async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** Transactions the database saw while `ms` passed (every statement outside BEGIN is one). */
-async function transactionsDuring(url: string, ms: number): Promise<number> {
-  const read = async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query('SELECT pg_stat_clear_snapshot()');
-      const r = await c.query(
-        'SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = current_database()',
-      );
-      return Number(r.rows[0]?.n ?? 0);
-    } finally {
-      await c.end();
-    }
-  };
-  const before = await read();
-  await new Promise((r) => setTimeout(r, ms));
-  // Each read is one connection with two statements of its own (stats lag ~0.5 s behind).
-  await new Promise((r) => setTimeout(r, 600));
-  return Math.max(0, (await read()) - before - 3);
+/** Queries this process sent while `ms` passed (node-postgres's Client.query, which every system here uses). */
+async function queriesDuring(ms: number): Promise<number> {
+  const query = pg.Client.prototype.query;
+  let sent = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: forwards node-postgres's overloads unchanged.
+  pg.Client.prototype.query = function (this: pg.Client, ...args: any[]) {
+    sent++;
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    return (query as any).apply(this, args);
+  } as typeof query;
+  try {
+    await new Promise((r) => setTimeout(r, ms));
+    return sent;
+  } finally {
+    pg.Client.prototype.query = query;
+  }
 }
 
 async function untilCount(get: () => number, target: number, what: string): Promise<void> {
@@ -83,7 +79,7 @@ async function baton(url: string): Promise<PeerFigure[]> {
   const b = createBaton({ store, tasks: [task], worker: { concurrency: CONCURRENCY } });
   try {
     await b.ready();
-    const idle = await transactionsDuring(url, IDLE_MS);
+    const idle = await queriesDuring(IDLE_MS);
     let done = 0;
     const off = store.onEvents((events) => {
       for (const e of events) if (e.type === 'run:succeeded') done++;
@@ -119,7 +115,7 @@ async function pgBoss(url: string): Promise<PeerFigure[]> {
       await boss.work('noop', { batchSize: 100, pollingIntervalSeconds: 0.5 }, async (jobs) => {
         done += jobs.length;
       });
-    const idle = await transactionsDuring(url, IDLE_MS);
+    const idle = await queriesDuring(IDLE_MS);
     const t0 = performance.now();
     for (let i = 0; i < JOBS; i += 1_000)
       await boss.insert(
@@ -141,7 +137,6 @@ async function graphile(url: string): Promise<PeerFigure[]> {
   // Our own pool: its errors are handled, and it is ended before the database is dropped.
   const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
   pgPool.on('error', () => {});
-  const quiet = new Logger(() => () => {});
   const runner = await run({
     pgPool,
     concurrency: CONCURRENCY,
@@ -156,7 +151,7 @@ async function graphile(url: string): Promise<PeerFigure[]> {
   });
   const utils = await makeWorkerUtils({ pgPool, logger: quiet });
   try {
-    const idle = await transactionsDuring(url, IDLE_MS);
+    const idle = await queriesDuring(IDLE_MS);
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -182,7 +177,7 @@ async function graphile(url: string): Promise<PeerFigure[]> {
 
 export async function pgPeers(): Promise<PeerFigure[]> {
   const out: PeerFigure[] = [];
-  for (const system of [baton, pgBoss, graphile])
+  for (const system of [baton, pgBoss, graphile, batonLatency, pgBossLatency, graphileLatency])
     try {
       out.push(...(await withDatabase(system)));
     } catch (err) {

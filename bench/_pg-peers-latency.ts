@@ -1,0 +1,272 @@
+/**
+ * Latency figures of Baton on Postgres beside pg-boss and graphile-worker (issue 13 item 7), for
+ * bench/_pg-peers.ts; each system on its own fresh database, the same server, the same run.
+ *
+ * - pg_due_at_once_p50_ms / _p99_ms: 1,000 jobs all due at one instant, concurrency 10; lateness
+ *   = the moment the body starts − the due instant (bench/_peer-due.ts).
+ * - pg_enqueue_to_start_p50_ms / _p99_ms: one process enqueues 200 jobs, one every 10 ms, another
+ *   process (bench/_pg-peers/consumer.ts) executes them; from the enqueue call to the body's start
+ *   (both read the same machine clock).
+ * - pg_claim_0_ms / pg_claim_100k_ms: one claim of one job, when it is the only one queued and when
+ *   100,000 more are queued behind it (median of 200). graphile-worker has no public claim call.
+ *
+ * Each system's fastest documented settings: pg-boss polls every 0.5 s (its minimum), in ten
+ * subscriptions of batches of 100; graphile-worker listens for new jobs and polls every 100 ms for
+ * jobs coming due.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Logger, makeWorkerUtils, run } from 'graphile-worker';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { createBaton, defineTask } from '../src/index.ts';
+import { openPostgresStore } from '../src/store/postgres/index.ts';
+import { percentile } from './_delivery-runs.ts';
+import { batonDueAtOnceOn } from './_peer-baton.ts';
+import { type DueAtOnce, dueSamples, withAdaptiveLead } from './_peer-due.ts';
+
+const DUE_JOBS = 1_000;
+const DUE_LEAD_MS = 3_000;
+const CONCURRENCY = 10;
+const SENT = 200;
+const SEND_EVERY_MS = 10;
+const CLAIMS = 200;
+const BACKLOG = 100_000;
+const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
+export const quiet = new Logger(() => () => {});
+
+export interface PeerFigure {
+  peer: string;
+  metric: string;
+  value: number;
+}
+
+/** The machine clock in ms with sub-ms resolution, comparable across processes. */
+export function clockMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
+function figures(peer: string, name: string, d: DueAtOnce): PeerFigure[] {
+  return [
+    { peer, metric: `pg_${name}_p50_ms`, value: d.p50 },
+    { peer, metric: `pg_${name}_p99_ms`, value: d.p99 },
+  ];
+}
+
+/** Starts the consumer of `system` in its own process; resolves with its latencies once it saw `count` jobs. */
+async function consumer(system: string, url: string, count: number, send: () => Promise<void>) {
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, join(import.meta.dirname, '_pg-peers', 'consumer.ts'), system, url, String(count)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      if (out.includes('ready\n')) resolve();
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${system} consumer exited (${code}) before it was ready`)),
+    );
+  });
+  const finished = new Promise<number[]>((resolve, reject) => {
+    child.once('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('['));
+      if (code === 0 && line) resolve(JSON.parse(line) as number[]);
+      else reject(new Error(`${system} consumer exited (${code})`));
+    });
+  });
+  try {
+    await ready;
+    await send();
+    return dueSamples(await finished, 1);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+async function paced(send: (t: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < SENT; i++) {
+    await send(clockMs());
+    await new Promise((r) => setTimeout(r, SEND_EVERY_MS));
+  }
+}
+
+async function timedClaims(claim: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < CLAIMS; i++) {
+    const t0 = performance.now();
+    const got = await claim();
+    times.push(performance.now() - t0);
+    if (got !== 1) throw new Error(`a claim took ${got} jobs, not 1`);
+  }
+  return median(times);
+}
+
+export async function batonLatency(url: string): Promise<PeerFigure[]> {
+  const out: PeerFigure[] = [];
+  const store = await openPostgresStore({ connectionString: url });
+  try {
+    out.push(
+      ...figures(
+        'baton',
+        'due_at_once',
+        await withAdaptiveLead(DUE_LEAD_MS, (lead) => batonDueAtOnceOn(store, DUE_JOBS, lead, CONCURRENCY)),
+      ),
+    );
+    const task = defineTask({ name: 'bench.sent', retry: false, run: () => {} });
+    const producer = createBaton({ store, tasks: [task], worker: false });
+    try {
+      const d = await consumer('baton', url, SENT, () => paced((t) => producer.start(task, { t })));
+      out.push(...figures('baton', 'enqueue_to_start', d));
+    } finally {
+      await producer.close();
+    }
+    const claimOne = async () =>
+      (await store.claimRuns({ owner: 'bench', leaseMs: 60_000, limit: 1, names: ['bench.claim'] })).length;
+    const queue = async (n: number, from: number) => {
+      for (let i = 0; i < n; i += 5_000)
+        await store.createRuns(
+          Array.from({ length: Math.min(5_000, n - i) }, (_, k) => ({
+            id: `c${from + i + k}`,
+            kind: 'task' as const,
+            name: 'bench.claim',
+            input: {},
+            status: 'queued' as const,
+          })),
+          [],
+        );
+    };
+    let next = 0;
+    out.push({
+      peer: 'baton',
+      metric: 'pg_claim_0_ms',
+      value: await timedClaims(async () => {
+        await queue(1, next++);
+        return claimOne();
+      }),
+    });
+    await queue(BACKLOG, 1_000_000);
+    out.push({ peer: 'baton', metric: 'pg_claim_100k_ms', value: await timedClaims(claimOne) });
+  } finally {
+    await store.close();
+  }
+  return out;
+}
+
+export async function pgBossLatency(url: string): Promise<PeerFigure[]> {
+  const out: PeerFigure[] = [];
+  const boss = new PgBoss({ connectionString: url });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    await boss.createQueue('due');
+    const due = await withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
+      const at = Date.now() + lead;
+      const late: number[] = [];
+      let allDone!: () => void;
+      const done = new Promise<void>((resolve) => {
+        allDone = resolve;
+      });
+      const ids: string[] = [];
+      for (let w = 0; w < CONCURRENCY; w++)
+        ids.push(
+          await boss.work('due', { batchSize: 100, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+            for (const _ of jobs) late.push(Date.now() - at);
+            if (late.length >= DUE_JOBS) allDone();
+          }),
+        );
+      await boss.insert(
+        Array.from({ length: DUE_JOBS }, (_, i) => ({ name: 'due', data: { i }, startAfter: new Date(at) })),
+      );
+      const margin = at - Date.now();
+      await done;
+      for (const id of ids) await boss.offWork({ id });
+      return dueSamples(late, margin);
+    });
+    out.push(...figures('pgboss', 'due_at_once', due));
+    await boss.createQueue('sent');
+    const d = await consumer('pgboss', url, SENT, () => paced((t) => boss.send('sent', { t })));
+    out.push(...figures('pgboss', 'enqueue_to_start', d));
+    await boss.createQueue('claim');
+    const claimOne = async () => (await boss.fetch('claim', { batchSize: 1 })).length;
+    out.push({
+      peer: 'pgboss',
+      metric: 'pg_claim_0_ms',
+      value: await timedClaims(async () => {
+        await boss.send('claim', {});
+        return claimOne();
+      }),
+    });
+    for (let i = 0; i < BACKLOG; i += 5_000)
+      await boss.insert(Array.from({ length: 5_000 }, () => ({ name: 'claim', data: {} })));
+    out.push({ peer: 'pgboss', metric: 'pg_claim_100k_ms', value: await timedClaims(claimOne) });
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+  return out;
+}
+
+export async function graphileLatency(url: string): Promise<PeerFigure[]> {
+  const out: PeerFigure[] = [];
+  const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
+  pgPool.on('error', () => {});
+  try {
+    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
+    try {
+      const due = await withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
+        const at = Date.now() + lead;
+        const late: number[] = [];
+        let allDone!: () => void;
+        const done = new Promise<void>((resolve) => {
+          allDone = resolve;
+        });
+        const runner = await run({
+          pgPool,
+          concurrency: CONCURRENCY,
+          noHandleSignals: true,
+          pollInterval: 100,
+          logger: quiet,
+          taskList: {
+            due: async () => {
+              late.push(Date.now() - at);
+              if (late.length >= DUE_JOBS) allDone();
+            },
+          },
+        });
+        try {
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: 20 }, async () => {
+              while (next < DUE_JOBS) {
+                next++;
+                await utils.addJob('due', {}, { runAt: new Date(at) });
+              }
+            }),
+          );
+          const margin = at - Date.now();
+          await done;
+          return dueSamples(late, margin);
+        } finally {
+          await runner.stop();
+        }
+      });
+      out.push(...figures('graphile_worker', 'due_at_once', due));
+      const d = await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
+      out.push(...figures('graphile_worker', 'enqueue_to_start', d));
+    } finally {
+      await utils.release();
+    }
+  } finally {
+    await pgPool.end();
+  }
+  return out;
+}
