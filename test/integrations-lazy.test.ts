@@ -37,9 +37,9 @@ function loadedBy(entry: string): string[] {
 
 const PEERS = /node_modules\/(@langchain|@modelcontextprotocol|@opentelemetry\/sdk-)/;
 const INTEGRATIONS = /\/src\/(langgraph|mcp|ai-sdk|otel)\//;
-// zod: ~95 modules, built into Baton's own schemas on first parse (deps/zod.ts).
+// zod (~95 modules) and luxon (262 kB): loaded on first parse (deps/zod.ts, schedule/luxon.ts).
 const HEAVY =
-  /node_modules\/(zod|pino|ajv|json-p3|better-sqlite3|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai|@ai-sdk\/[^/]+)\//;
+  /node_modules\/(zod|luxon|pino|ajv|json-p3|better-sqlite3|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai|@ai-sdk\/[^/]+)\//;
 
 describe('importing baton', () => {
   it('loads no integration and none of their optional peers', () => {

@@ -206,7 +206,7 @@ console.log(JSON.stringify([...globalThis.__loadedUrls]));
     expect(own.length).toBeGreaterThan(0);
     expect(own.length).toBeLessThanOrEqual(30);
     const heavy = urls.filter((u) =>
-      /\/node_modules\/(zod|pino|ajv|json-p3|better-sqlite3[^/]*|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai)\//.test(
+      /\/node_modules\/(zod|luxon|pino|ajv|json-p3|better-sqlite3[^/]*|pg|gpt-tokenizer|pdfjs-dist|lunar-javascript|ai)\//.test(
         u,
       ),
     );

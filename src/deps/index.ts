@@ -6,4 +6,4 @@
  */
 
 export { onFirstUse } from './require.ts';
-export { lazySchema, schemasOnFirstUse, type Zod, zod } from './zod.ts';
+export { esmOnFirstUse, lazySchema, schemasOnFirstUse, type Zod, zod } from './zod.ts';

@@ -8,23 +8,32 @@ import type { z } from 'zod';
 /** zod's `z` namespace, the type a schema builder receives. */
 export type Zod = typeof z;
 
-let loaded: Zod | undefined;
-
 /**
- * zod itself, loaded synchronously on first call (schema users such as `parseDataReference` are
- * synchronous). It requires zod's ESM entry — the file `import 'zod'` resolves to — which Node
- * ≥ 20.19 loads synchronously (require(esm)) into the same module instance an `import` gets, so a
- * user's schemas and Baton's come from one zod, loaded once. `require('zod')` would pick zod's
- * CommonJS build instead: a second copy beside the user's.
+ * An ES module dependency loaded synchronously on first use (its callers are synchronous): it
+ * requires the package's ESM entry — the file `import 'name'` resolves to — which Node ≥ 20.19
+ * loads synchronously (require(esm)) into the same module instance an `import` gets, so a user's
+ * zod or luxon and Baton's are one copy, loaded once. `require('name')` would pick a package's
+ * CommonJS build instead: a second copy beside the user's. Under a module loader hook (tsx) Node
+ * keeps the two apart; zod and luxon work either way. Pass the type as `typeof import('name')`.
  */
+export function esmOnFirstUse<T>(specifier: string): () => T {
+  let loaded: T | undefined;
+  return () => {
+    if (loaded === undefined) {
+      const { fileURLToPath } = process.getBuiltinModule('node:url');
+      const { createRequire } = process.getBuiltinModule('node:module');
+      const entry = fileURLToPath(import.meta.resolve(specifier));
+      loaded = createRequire(import.meta.url)(entry) as T;
+    }
+    return loaded;
+  };
+}
+
+const zodModule = esmOnFirstUse<typeof import('zod')>('zod');
+
+/** zod itself, loaded on first call (schema users such as `parseDataReference` are synchronous). */
 export function zod(): Zod {
-  if (loaded === undefined) {
-    const { fileURLToPath } = process.getBuiltinModule('node:url');
-    const { createRequire } = process.getBuiltinModule('node:module');
-    const entry = fileURLToPath(import.meta.resolve('zod'));
-    loaded = (createRequire(import.meta.url)(entry) as typeof import('zod')).z;
-  }
-  return loaded;
+  return zodModule().z;
 }
 
 /**

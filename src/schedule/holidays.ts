@@ -1,6 +1,7 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
 import { easter } from './easter.ts';
 import { type CivilDate, lunarToSolar, lunarYearEnd, type SolarTerm, solarTermDay } from './lunar.ts';
+import { luxon } from './luxon.ts';
 
 /**
  * Named days, as rules rather than tables of dates: fixed Gregorian days, the nth (or last) weekday
@@ -21,7 +22,7 @@ export type HolidayRule =
 
 /** The nth (n ≥ 1) or last (n = -1) `weekday` (1 = Monday) of a month; null when there is none. */
 export function nthWeekdayOf(year: number, month: number, n: number, weekday: number): CivilDate | null {
-  const first = DateTime.utc(year, month, 1);
+  const first = luxon().DateTime.utc(year, month, 1);
   if (!first.isValid || n === 0 || n < -1 || n > 5) return null;
   let d: DateTime;
   if (n === -1) {
@@ -35,7 +36,7 @@ export function nthWeekdayOf(year: number, month: number, n: number, weekday: nu
 
 function plusDays(date: CivilDate | null, days: number): CivilDate | null {
   if (!date || days === 0) return date;
-  const d = DateTime.utc(date.year, date.month, date.day).plus({ days });
+  const d = luxon().DateTime.utc(date.year, date.month, date.day).plus({ days });
   return { year: d.year, month: d.month, day: d.day };
 }
 
@@ -60,7 +61,7 @@ export function holidayDay(rule: HolidayRule, year: number): CivilDate | null {
 function computeDay(rule: HolidayRule, year: number): CivilDate | null {
   switch (rule.kind) {
     case 'fixed': {
-      const d = DateTime.utc(year, rule.month, rule.day);
+      const d = luxon().DateTime.utc(year, rule.month, rule.day);
       return d.isValid && d.day === rule.day ? { year, month: rule.month, day: rule.day } : null;
     }
     case 'nth':

@@ -1,4 +1,5 @@
-import { DateTime, type Zone } from 'luxon';
+import type { DateTime, Zone } from 'luxon';
+import { luxon } from './luxon.ts';
 
 /**
  * ISO 8601 date-times: "2025-10-30T15:00:00+08:00", "2025-10-30T15:00Z", "2016-12-16T12:23:59" (no
@@ -14,6 +15,6 @@ export function parseIso(text: string, zone: Zone): DateTime | 'invalid' | null 
     .replace(/^(\S+)[tT ]/, '$1T')
     .replace(/\s+/g, '')
     .replace(/z$/, 'Z');
-  const parsed = DateTime.fromISO(iso, { zone });
+  const parsed = luxon().DateTime.fromISO(iso, { zone });
   return parsed.isValid ? parsed : 'invalid';
 }

@@ -1,5 +1,5 @@
-import { DateTime } from 'luxon';
 import { ValidationError } from '../core/index.ts';
+import { luxon } from './luxon.ts';
 import { detectLanguage, type ExpressionKind, readExpression } from './parse-expression.ts';
 import { NEGATIVE_OFFSET } from './reading.ts';
 import {
@@ -95,7 +95,7 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
           : systemZoneName()));
   const language =
     (options.language && toLanguage(options.language)) ?? input.language ?? detectLanguage(input.text);
-  const now = DateTime.fromMillis(options.now, { zone: timezone });
+  const now = luxon().DateTime.fromMillis(options.now, { zone: timezone });
 
   const result = readExpression(
     input.text,
@@ -105,7 +105,7 @@ export function parseSchedule(value: unknown, options: ParseScheduleOptions): Pa
   const horizon =
     options.horizonMs !== undefined ? options.now + options.horizonMs : now.plus({ years: 1 }).toMillis();
   const beyond = (at: string | null) => {
-    const limit = DateTime.fromMillis(horizon, { zone: timezone }).toISO();
+    const limit = luxon().DateTime.fromMillis(horizon, { zone: timezone }).toISO();
     return new ValidationError(input.field, `no later than ${limit} (the scheduling horizon)`, input.text, {
       code: 'SCHEDULE_BEYOND_HORIZON',
       data: { text: input.text, ...(at ? { at } : {}), horizon: limit },

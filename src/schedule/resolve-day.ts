@@ -1,5 +1,6 @@
-import { DateTime, type DurationLikeObject } from 'luxon';
+import type { DateTime, DurationLikeObject } from 'luxon';
 import { type HolidayRule, holidayDay, nthWeekdayOf } from './holidays.ts';
+import { luxon } from './luxon.ts';
 
 /** The day part of a time expression, and the first calendar day it can mean. */
 
@@ -48,7 +49,7 @@ export type DayStart = { date: DateTime; roll: Roll } | { error: string };
 const NO_SUCH_DAY: DayStart = { error: 'the date does not exist' };
 
 function calendarDay(now: DateTime, year: number, month: number, day: number): DateTime | null {
-  const date = DateTime.fromObject({ year, month, day }, { zone: now.zone });
+  const date = luxon().DateTime.fromObject({ year, month, day }, { zone: now.zone });
   return date.isValid && date.day === day ? date : null;
 }
 
@@ -128,7 +129,8 @@ function nthWeekdayStart(spec: Extract<DaySpec, { kind: 'nthWeekday' }>, now: Da
   }
   if (spec.month !== undefined) {
     // A named month: this year's when still ahead, else next year's.
-    const inYear = (year: number) => on(DateTime.fromObject({ year, month: spec.month }, { zone: now.zone }));
+    const inYear = (year: number) =>
+      on(luxon().DateTime.fromObject({ year, month: spec.month }, { zone: now.zone }));
     const first = inYear(now.year);
     if (first && first >= today) return { date: first, roll: (d) => inYear(d.year + 1) };
     const next = inYear(now.year + 1);
@@ -142,7 +144,7 @@ function nthWeekdayStart(spec: Extract<DaySpec, { kind: 'nthWeekday' }>, now: Da
 
 function monthEndStart(spec: Extract<DaySpec, { kind: 'monthEnd' }>, now: DateTime): DayStart {
   if (spec.month !== undefined) {
-    let month = DateTime.fromObject({ year: now.year, month: spec.month }, { zone: now.zone });
+    let month = luxon().DateTime.fromObject({ year: now.year, month: spec.month }, { zone: now.zone });
     if (month.endOf('month') < now.startOf('day')) month = month.plus({ years: 1 });
     return { date: month.endOf('month').startOf('day'), roll: null };
   }

@@ -1,4 +1,5 @@
-import { DateTime, type DurationLikeObject } from 'luxon';
+import type { DateTime, DurationLikeObject } from 'luxon';
+import { luxon } from './luxon.ts';
 import { type DaySpec, nextMonthWithDay, type Roll, startDay } from './resolve-day.ts';
 
 export type { DaySpec } from './resolve-day.ts';
@@ -74,7 +75,7 @@ function hourOf(time: TimeSpec, daypart: Daypart | undefined): { hour: number; a
 
 function at(date: DateTime, hour: number, minute: number, second: number): DateTime {
   const day = date.plus({ days: Math.floor(hour / 24) });
-  return DateTime.fromObject(
+  return luxon().DateTime.fromObject(
     { year: day.year, month: day.month, day: day.day, hour: hour % 24, minute, second },
     { zone: date.zone },
   );
@@ -117,7 +118,7 @@ export function resolveMoment(spec: MomentSpec, now: DateTime): DateTime | { err
   if (spec.zone !== undefined) {
     const { zone, ...rest } = spec;
     const there = resolveMoment(rest, now.setZone(zone));
-    return there instanceof DateTime ? there.setZone(now.zone) : there;
+    return there instanceof luxon().DateTime ? there.setZone(now.zone) : there;
   }
   const start = startDay(spec.day, now);
   if ('error' in start) return start;

@@ -1,5 +1,5 @@
-import { IANAZone, SystemZone } from 'luxon';
 import { refuseUnknownKeys, ValidationError } from '../core/index.ts';
+import { luxon } from './luxon.ts';
 
 /** The protocol's `schedule` value in either form, checked and reduced to what the parser needs. */
 
@@ -29,7 +29,7 @@ const knownZones = new Map<string, boolean>();
 function isZone(zone: string): boolean {
   let valid = knownZones.get(zone);
   if (valid === undefined) {
-    valid = IANAZone.isValidZone(zone);
+    valid = luxon().IANAZone.isValidZone(zone);
     if (knownZones.size < 1_000) knownZones.set(zone, valid);
   }
   return valid;
@@ -46,7 +46,7 @@ export function checkZone(zone: unknown, field: string): string {
 
 /** The server's own zone: used only when neither the call nor the schedule names one. */
 export function systemZoneName(): string {
-  return SystemZone.instance.name;
+  return luxon().SystemZone.instance.name;
 }
 
 const SCHEDULE_OBJECT_KEYS = ['when', 'language', 'timezone'];
