@@ -246,7 +246,9 @@ describe('health and metrics', () => {
     const samples = parsePrometheus(text);
     expect(samples.get('baton_runs{status="succeeded"}')).toBe(1);
     expect(samples.get('baton_checkpoint_save_ms_count')).toBeGreaterThanOrEqual(2);
-    expect(samples.get('baton_checkpoint_load_ms_count')).toBeGreaterThanOrEqual(2);
+    // A run's first lease reads no checkpoint (nothing can have been written yet): the resumed
+    // attempt's load is the one timed.
+    expect(samples.get('baton_checkpoint_load_ms_count')).toBeGreaterThanOrEqual(1);
     expect(samples.get('baton_resumes_total')).toBe(1);
     expect(samples.get('baton_resume_success_ratio')).toBe(1);
     expect(samples.get('baton_resume_overhead_ms_count')).toBe(1);
