@@ -44,14 +44,17 @@ export async function handleDueTimers(
 
 /** Takes back at once the runs of gone processes on this host, and expired leases everywhere. */
 export async function takeBackRuns(engine: Engine, self: string, host: string): Promise<void> {
-  const workers = await engine.store.listWorkers(host);
+  const { store, logger } = engine;
+  const workers = await store.listWorkers(host);
   const gone = workers.filter((w) => w.id !== self && isGoneOnThisHost(w, host)).map((w) => w.id);
-  if (gone.length > 0) {
-    const back = await engine.store.releaseOwners(gone, 'owner_gone');
-    await engine.store.removeWorkers(gone);
-    if (back.length > 0)
-      engine.logger.info({ runs: back.length, owners: gone }, 'took back runs of gone workers');
-  }
-  const expired = await engine.store.recoverExpiredLeases();
-  if (expired.length > 0) engine.logger.info({ runs: expired.length }, 'recovered expired leases');
+  // Asked for in one turn, so the three writes share one commit (and one fsync) instead of waiting
+  // for each other's: a restarted worker's recovery was five durable commits in a row. The store
+  // applies them in this order, and each stands alone (a failure of one leaves the others).
+  const [back, , expired] = await Promise.all([
+    gone.length > 0 ? store.releaseOwners(gone, 'owner_gone') : [],
+    gone.length > 0 ? store.removeWorkers(gone) : undefined,
+    store.recoverExpiredLeases(),
+  ]);
+  if (back.length > 0) logger.info({ runs: back.length, owners: gone }, 'took back runs of gone workers');
+  if (expired.length > 0) logger.info({ runs: expired.length }, 'recovered expired leases');
 }

@@ -138,7 +138,8 @@ export class Worker {
     if (!this.stopped) return;
     this.stopped = false;
     const now = this.engine.clock.now();
-    await this.engine.store.registerWorker({
+    // Registered in the same commit as the recovery below (both asked for in this turn).
+    const registered = this.engine.store.registerWorker({
       id: this.id,
       ...this.identity,
       startedAt: now,
@@ -151,7 +152,7 @@ export class Worker {
       this.timerDue = true;
       this.wake();
     });
-    await this.recover();
+    await Promise.all([registered, this.recover()]);
     this.armHeartbeat();
     this.wake();
   }
