@@ -49,15 +49,18 @@ describe('checkpoints off the event loop', () => {
     // From there on, the WAL starts over instead of growing: its file, which never shrinks, stays as large.
     await write();
     const grown = statSync(`${file}-wal`).size;
+    const resetsBefore = walResets(file);
     for (let i = 0; i < 5_000; i++, commits++) await write();
     await queue.drain();
     await checkpointer.close();
     expect(checkpointer.stats.offLoop).toBeGreaterThan(0);
     expect(checkpointer.stats.held).toBeGreaterThan(0);
-    expect(walResets(file)).toBeGreaterThan(0);
+    // It started over again during those 5,000 commits.
+    expect(walResets(file)).toBeGreaterThan(resetsBefore);
     // 5,000 commits of a page (4 KB) or more: a WAL that kept growing would be ≥ 20 MB larger. It
-    // may still grow by what is written during one checkpoint (slow on a loaded disk).
-    expect(statSync(`${file}-wal`).size).toBeLessThan(grown + (5_000 * 4_096) / 2);
+    // may still grow by what is written during one checkpoint, which takes long on a loaded machine
+    // (half of that bound was passed once with the fast lane's files in parallel at load 10).
+    expect(statSync(`${file}-wal`).size).toBeLessThan(grown + (5_000 * 4_096 * 3) / 4);
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(commits);
     db.close();
   });
