@@ -9,6 +9,8 @@
  *   (both read the same machine clock).
  * - pg_claim_0_ms / pg_claim_100k_ms: one claim of one job, when it is the only one queued and when
  *   100,000 more are queued behind it (median of 200). graphile-worker has no public claim call.
+ * - pg_claim_100k_sleeping_ms (Baton): one claim of the only queued job while 100,000 runs sleep on
+ *   a timer for an hour (median of 200).
  *
  * Each system's fastest documented settings: pg-boss polls every 0.5 s (its minimum), in ten
  * subscriptions of batches of 100; graphile-worker listens for new jobs and polls every 100 ms for
@@ -20,7 +22,7 @@ import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { createBaton, defineTask } from '../src/index.ts';
-import { openPostgresStore } from '../src/store/postgres/index.ts';
+import { openPostgresStore, type PostgresStore } from '../src/store/postgres/index.ts';
 import { percentile } from './_delivery-runs.ts';
 import { batonDueAtOnceOn } from './_peer-baton.ts';
 import { type DueAtOnce, dueSamples, withAdaptiveLead } from './_peer-due.ts';
@@ -130,35 +132,54 @@ export async function batonLatency(url: string): Promise<PeerFigure[]> {
     } finally {
       await producer.close();
     }
-    const claimOne = async () =>
-      (await store.claimRuns({ owner: 'bench', leaseMs: 60_000, limit: 1, names: ['bench.claim'] })).length;
-    const queue = async (n: number, from: number) => {
-      for (let i = 0; i < n; i += 5_000)
-        await store.createRuns(
-          Array.from({ length: Math.min(5_000, n - i) }, (_, k) => ({
-            id: `c${from + i + k}`,
-            kind: 'task' as const,
-            name: 'bench.claim',
-            input: {},
-            status: 'queued' as const,
-          })),
-          [],
-        );
-    };
-    let next = 0;
-    out.push({
-      peer: 'baton',
-      metric: 'pg_claim_0_ms',
-      value: await timedClaims(async () => {
-        await queue(1, next++);
-        return claimOne();
-      }),
-    });
-    await queue(BACKLOG, 1_000_000);
-    out.push({ peer: 'baton', metric: 'pg_claim_100k_ms', value: await timedClaims(claimOne) });
+    out.push(...(await batonClaimLatency(store)));
   } finally {
     await store.close();
   }
+  return out;
+}
+
+/**
+ * Claim latency of one run on the store: alone, with 100,000 runs asleep on a timer for an hour
+ * (a claim must not step over them), and with 100,000 queued behind it.
+ */
+export async function batonClaimLatency(store: PostgresStore): Promise<PeerFigure[]> {
+  const out: PeerFigure[] = [];
+  const claimOne = async () =>
+    (await store.claimRuns({ owner: 'bench', leaseMs: 60_000, limit: 1, names: ['bench.claim'] })).length;
+  const queue = async (n: number, from: number, asleep = false) => {
+    for (let i = 0; i < n; i += 5_000)
+      await store.createRuns(
+        Array.from({ length: Math.min(5_000, n - i) }, (_, k) => ({
+          id: `${asleep ? 'a' : 'c'}${from + i + k}`,
+          kind: 'task' as const,
+          name: 'bench.claim',
+          input: {},
+          ...(asleep
+            ? { status: 'waiting' as const, waitReason: 'timer' as const, wakeAt: Date.now() + 3_600_000 }
+            : { status: 'queued' as const }),
+        })),
+        [],
+      );
+  };
+  let next = 0;
+  const queueOneAndClaim = async () => {
+    await queue(1, next++);
+    return claimOne();
+  };
+  out.push({ peer: 'baton', metric: 'pg_claim_0_ms', value: await timedClaims(queueOneAndClaim) });
+  await queue(BACKLOG, 1_000_000);
+  out.push({ peer: 'baton', metric: 'pg_claim_100k_ms', value: await timedClaims(claimOne) });
+  const drain = { owner: 'bench', leaseMs: 60_000, limit: 5_000, names: ['bench.claim'] };
+  while ((await store.claimRuns(drain)).length > 0);
+  // Asleep ids ('a…') sort before the queued ones ('c…'), as runs that went to sleep earlier do:
+  // a claim that walked every claimable run in (priority, id) order would step over all of them.
+  await queue(BACKLOG, 1_000_000, true);
+  out.push({
+    peer: 'baton',
+    metric: 'pg_claim_100k_sleeping_ms',
+    value: await timedClaims(queueOneAndClaim),
+  });
   return out;
 }
 

@@ -7,17 +7,55 @@ import type { PgContext } from './pg-context.ts';
 import { LOCK_TASK_LIMIT } from './sql.ts';
 import { AfterCommit, type Tx } from './write-queue.ts';
 
-// The leading condition repeats the partial index's predicate word for word, so the planner uses it.
+// Whether a run can be claimed now (checked again when it is claimed among offered ids).
 const CLAIMABLE = (
   now: string,
 ) => `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer'))
   AND ((status = 'queued' AND (wake_at IS NULL OR wake_at <= ${now}))
     OR (status = 'waiting' AND wait_reason = 'timer' AND wake_at <= ${now}))`;
 
+/** Placeholders of one statement's values: `$n` of each. */
+interface PickParams {
+  now: string;
+  names: string;
+  limit: string;
+  ids?: string;
+}
+
 /**
- * Candidates are locked with FOR UPDATE SKIP LOCKED: a claimer in another process that is looking at
- * the same runs gets the next ones instead of waiting, and no run is ever handed to two claimers.
- * Per-task limits hold across processes through an advisory lock per limited task, taken (in name
+ * The runs a claim may take, locked, with their priority: `ready` and `due` CTEs and the `pick`
+ * query that reads both in claim order, at most `limit`. Two ways in, one index each (migration
+ * 0023): runs claimable with no wake time, in claim order, and runs whose wake time has come,
+ * earliest first, so a claim never reads runs asleep for later (100,000 asleep cost nothing). Each
+ * repeats its index's predicate word for word so the planner uses it. Both lock with FOR UPDATE
+ * SKIP LOCKED: a claimer in another process that looks at the same runs gets the next ones instead
+ * of waiting, and no run is ever handed to two claimers. Up to twice `limit` rows are locked and the
+ * pick keeps `limit`; the rest are free again when the statement's transaction ends. Offered runs
+ * (`ids`) are found by their key and checked as they are.
+ */
+function pickCandidates(ctx: PgContext, p: PickParams): { ctes: string; pick: string } {
+  if (p.ids !== undefined)
+    return {
+      ctes: `ready AS (SELECT id, name, priority FROM ${ctx.t.runs}
+         WHERE id = ANY(${p.ids}::text[]) AND ${CLAIMABLE(p.now)} AND name = ANY(${p.names}::text[])
+         ORDER BY priority DESC, id LIMIT ${p.limit} FOR UPDATE SKIP LOCKED)`,
+      pick: 'SELECT id, name FROM ready ORDER BY priority DESC, id',
+    };
+  return {
+    ctes: `ready AS (SELECT id, name, priority FROM ${ctx.t.runs}
+       WHERE kind = 'task' AND status = 'queued' AND wake_at IS NULL AND name = ANY(${p.names}::text[])
+       ORDER BY priority DESC, id LIMIT ${p.limit} FOR UPDATE SKIP LOCKED),
+     due AS (SELECT id, name, priority FROM ${ctx.t.runs}
+       WHERE kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer'))
+         AND wake_at IS NOT NULL AND wake_at <= ${p.now} AND name = ANY(${p.names}::text[])
+       ORDER BY wake_at LIMIT ${p.limit} FOR UPDATE SKIP LOCKED)`,
+    pick: `SELECT id, name FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) c
+       ORDER BY priority DESC, id LIMIT ${p.limit}`,
+  };
+}
+
+/**
+ * Candidates are locked as they are read (pickCandidates). Per-task limits hold across processes through an advisory lock per limited task, taken (in name
  * order) before counting the task's running runs and held until COMMIT.
  */
 export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
@@ -39,10 +77,14 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
     if (limited.length === 0) return claimUnlimited(ctx, tx, req, names, now);
     // Scan a little more than needed so that runs of a task at its limit do not starve the others.
     const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
+    const { ctes, pick } = pickCandidates(ctx, {
+      now: '$1',
+      names: '$2',
+      limit: '$3',
+      ...(req.ids ? { ids: '$4' } : {}),
+    });
     const candidates = await tx.select<{ id: string; name: string }>(
-      `SELECT id, name FROM ${ctx.t.runs}
-       WHERE ${CLAIMABLE('$1')} AND name = ANY($2::text[]) ${req.ids ? 'AND id = ANY($4::text[])' : ''}
-       ORDER BY priority DESC, id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      `WITH ${ctes} ${pick}`,
       req.ids ? [now, names, scan, req.ids] : [now, names, scan],
       'none',
     );
@@ -82,11 +124,14 @@ function claimStatement(
   names: readonly string[],
   now: number,
 ): { text: string; values: unknown[] } {
+  const { ctes, pick } = pickCandidates(ctx, {
+    now: '$3',
+    names: '$4',
+    limit: '$5',
+    ...(req.ids ? { ids: '$6' } : {}),
+  });
   return {
-    text: `WITH picked AS (
-       SELECT id FROM ${ctx.t.runs}
-       WHERE ${CLAIMABLE('$3')} AND name = ANY($4::text[]) ${req.ids ? 'AND id = ANY($6::text[])' : ''}
-       ORDER BY priority DESC, id LIMIT $5 FOR UPDATE SKIP LOCKED)
+    text: `WITH ${ctes}, picked AS (${pick})
      , claimed AS (UPDATE ${ctx.t.runs} r SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = $1,
        lease_expires_at = $2, lease_token = lease_token + 1, attempt = attempt + 1,
        started_at = coalesce(started_at, $3),
