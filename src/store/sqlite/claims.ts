@@ -20,6 +20,12 @@ const READY = `kind = 'task' AND status = 'queued' AND wake_at IS NULL`;
 const DUE = `kind = 'task' AND (status = 'queued' OR (status = 'waiting' AND wait_reason = 'timer'))
   AND wake_at IS NOT NULL AND wake_at <= @now`;
 
+/**
+ * Runs under a lease, as index runs_leased (migration 0024) holds them: the terms repeat its
+ * condition so that SQLite uses it (a flow is 'running' without a lease and is not in it).
+ */
+export const LEASED = `status = 'running' AND lease_owner IS NOT NULL`;
+
 interface Candidate {
   id: string;
   name: string;
@@ -130,12 +136,16 @@ export function heartbeat(
     ctx.stmt('UPDATE workers SET heartbeat_at = ? WHERE id = ?').run(now, owner);
     ctx
       .stmt(
-        "UPDATE runs SET lease_expires_at = ? WHERE lease_owner = ? AND status = 'running' AND id IN (SELECT value FROM json_each(?))",
+        `UPDATE runs SET lease_expires_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND lease_owner = ? AND ${LEASED}`,
       )
-      .run(now + leaseMs, owner, ids);
+      .run(now + leaseMs, ids, owner);
     const rows = ctx
-      .stmt("SELECT id FROM runs WHERE lease_owner = ? AND status = 'running'")
-      .all(owner) as Array<{ id: string }>;
+      // In creation order, as the owner index gave them before migration 0024 (and Postgres does);
+      // named, or SQLite reads the whole table in rowid order rather than sort the few leased runs.
+      .stmt(`SELECT id FROM runs INDEXED BY runs_leased WHERE ${LEASED} AND lease_owner = ? ORDER BY rowid`)
+      .all(owner) as Array<{
+      id: string;
+    }>;
     return rows.map((r) => r.id);
   });
 }
@@ -165,7 +175,10 @@ function requeue(
 export function recoverExpiredLeases(ctx: SqliteContext): Promise<RecoveredRun[]> {
   return ctx.write((scope) => {
     const rows = ctx
-      .stmt("SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_expires_at <= ? LIMIT 1000")
+      .stmt(
+        `SELECT id, lease_owner FROM runs WHERE ${LEASED} AND lease_expires_at <= ?
+         ORDER BY lease_expires_at, rowid LIMIT 1000`,
+      )
       .all(ctx.now()) as Array<{ id: string; lease_owner: string }>;
     return requeue(ctx, scope, rows, 'expired');
   });
@@ -180,7 +193,8 @@ export function releaseOwners(
   return ctx.write((scope) => {
     const rows = ctx
       .stmt(
-        "SELECT id, lease_owner FROM runs WHERE status = 'running' AND lease_owner IN (SELECT value FROM json_each(?))",
+        `SELECT id, lease_owner FROM runs INDEXED BY runs_leased WHERE ${LEASED} AND lease_owner IN (SELECT value FROM json_each(?))
+         ORDER BY rowid`,
       )
       .all(json(owners)) as Array<{ id: string; lease_owner: string }>;
     return requeue(ctx, scope, rows, reason);

@@ -65,6 +65,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): SqliteDat
     }
     if (!isMemory) db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    // Each write of a group commit runs in its own savepoint, whose journal (the pages it changed,
+    // as they were) SQLite spilled to a temporary file past 64 KB: as many page write()s as the WAL
+    // got. It only serves ROLLBACK TO within the transaction, so it lives in memory.
+    db.pragma('temp_store = MEMORY');
     db.pragma('foreign_keys = OFF');
     migrate(db);
     return db;

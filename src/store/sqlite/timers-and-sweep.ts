@@ -3,6 +3,7 @@ import type { BatonEvent } from '../../core/index.ts';
 import type { TimerRecord } from '../records.ts';
 import { json, toEvent, toTimer } from '../rows.ts';
 import { type EventQuery, type SweepOptions, type SweepResult, TIMER_HOLD_MS } from '../store.ts';
+import { LEASED } from './claims.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { DEFAULT_SLICE_MS } from './write-queue.ts';
 
@@ -45,7 +46,7 @@ export function nextWakeAt(
       `SELECT min(
          coalesce((SELECT min(due_at) FROM timers WHERE taken_until IS NULL), 9e15),
          coalesce((SELECT min(wake_at) FROM runs WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')), 9e15),
-         coalesce((SELECT min(lease_expires_at) FROM runs WHERE status = 'running'), 9e15),
+         coalesce((SELECT min(lease_expires_at) FROM runs WHERE ${LEASED}), 9e15),
          coalesce((SELECT min(next_at) FROM deliveries WHERE status = 'pending'
                    AND route IN (SELECT value FROM json_each(?))), 9e15)) AS at`,
     )
