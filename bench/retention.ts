@@ -9,7 +9,7 @@
  * - retention.runs_h8: rows left in `runs` at hour 8 (≈ one TTL plus one sweep interval of runs).
  * - retention.sweep_p50_ms / _p99_ms / _max_ms: single sweeps (one write, its commit and WAL sync
  *   included, measured around the call) while a backlog of 50,000 expired runs is worked off with
- *   the default 4 ms slice. Since the WAL's fdatasync runs off the event loop, this is no longer
+ *   the sweep's default 1 ms slice. Since the WAL's fdatasync runs off the event loop, this is no longer
  *   what the loop is held for; the next figures are.
  * - retention.sweep_loop_block_p99_ms / _max_ms: how long the event loop was held, seen from a 1 ms
  *   interval timer during that backlog (each gap between its ticks, less the 1 ms), p99 and max,
