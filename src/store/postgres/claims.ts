@@ -177,7 +177,7 @@ async function claimUnlimited(
  */
 async function claimAlone(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
   const { text, values } = claimStatement(ctx, req, req.names, ctx.now());
-  return claimed(ctx, await ctx.read<RunRow>(text, values));
+  return claimed(ctx, await ctx.pollRead<RunRow>(text, values));
 }
 
 async function countRunning(
@@ -220,7 +220,7 @@ export async function heartbeat(
   active: readonly string[],
 ): Promise<string[]> {
   const now = ctx.now();
-  const rows = await ctx.read<{ id: string }>(
+  const rows = await ctx.pollRead<{ id: string }>(
     `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2),
      extended AS (UPDATE ${ctx.t.runs} SET lease_expires_at = $3
        WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($4::text[]) AND lease_owner = $2
@@ -265,14 +265,46 @@ async function requeue(
   return rows.map((r) => ({ runId: r.id, previousOwner: r.previous_owner }));
 }
 
+/**
+ * Whether a lease has expired, asked for with the look for dead workers on this host (`listWorkers`
+ * with a host, which the poll's recovery sends first): both share that round trip, and the recovery
+ * that follows within the same moment uses the answer instead of asking again.
+ */
+interface ExpiryProbe {
+  expired: Promise<boolean>;
+  at: number;
+  wall: number;
+}
+const probes = new WeakMap<PgContext, ExpiryProbe>();
+/** How long after it was read an answer still serves (wall and store clock alike). */
+const PROBE_FRESH_MS = 100;
+
+function probeExpired(ctx: PgContext, now: number): Promise<boolean> {
+  return ctx
+    .pollRead<{ expired: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${ctx.t.runs} WHERE status = 'running' AND lease_expires_at <= $1) AS expired`,
+      [now],
+    )
+    .then(([row]) => row?.expired === true);
+}
+
+/** The answer read with the workers a moment ago, once; undefined when there is none to use. */
+function takeProbe(ctx: PgContext, now: number): Promise<boolean> | undefined {
+  const probe = probes.get(ctx);
+  probes.delete(ctx);
+  if (!probe) return undefined;
+  const wall = performance.now() - probe.wall;
+  // The store's clock moved no more than real time did (a test's clock that jumped asks again), and
+  // a lease that expired since is one that expired in the last 100 ms: the next pass takes it.
+  return wall <= PROBE_FRESH_MS && now >= probe.at && now - probe.at <= wall + 1 ? probe.expired : undefined;
+}
+
 export async function recoverExpiredLeases(ctx: PgContext): Promise<RecoveredRun[]> {
   // Every worker looks on every poll, and almost always nothing has expired: one read says so,
   // where the write (its events need a transaction) takes three round trips.
-  const [probe] = await ctx.read<{ expired: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM ${ctx.t.runs} WHERE status = 'running' AND lease_expires_at <= $1) AS expired`,
-    [ctx.now()],
-  );
-  if (!probe?.expired) return [];
+  const now = ctx.now();
+  const expired = await (takeProbe(ctx, now) ?? probeExpired(ctx, now));
+  if (!expired) return [];
   // SKIP LOCKED: a run locked right now is being written by its owner or recovered by another
   // process; the next pass looks at it again.
   return ctx.write((tx) =>
@@ -319,10 +351,17 @@ export function registerWorker(ctx: PgContext, w: WorkerRecord): Promise<void> {
 }
 
 export async function listWorkers(ctx: PgContext, host?: string): Promise<WorkerRecord[]> {
+  if (host !== undefined) {
+    // The poll's look for dead workers on this host: the lease probe rides along (ExpiryProbe).
+    const now = ctx.now();
+    const expired = probeExpired(ctx, now);
+    expired.catch(() => {});
+    probes.set(ctx, { expired, at: now, wall: performance.now() });
+  }
   const rows =
     host === undefined
       ? await ctx.read(`SELECT * FROM ${ctx.t.workers} ORDER BY started_at, id`)
-      : await ctx.read(`SELECT * FROM ${ctx.t.workers} WHERE host = $1 ORDER BY started_at, id`, [host]);
+      : await ctx.pollRead(`SELECT * FROM ${ctx.t.workers} WHERE host = $1 ORDER BY started_at, id`, [host]);
   return (rows as Parameters<typeof toWorker>[0][]).map(toWorker);
 }
 

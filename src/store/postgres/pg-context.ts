@@ -8,6 +8,7 @@ import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
 import type { BatchConn } from './batch-conn.ts';
 import { fenceCheck } from './merged-writes.ts';
+import { PollReads } from './poll-reads.ts';
 import { LOCK_EVENTS, quoteIdent, select, type Tables } from './sql.ts';
 import type { PgWakeups } from './wakeups.ts';
 import { PgWriteQueue, type Tx, type WriteOp, type WriteScope } from './write-queue.ts';
@@ -35,6 +36,8 @@ export class PgContext {
   private readonly listeners = new Set<EventListener>();
   // A run's root never changes, so it can be cached forever (bounded to keep memory flat).
   private readonly roots = new Map<string, string>();
+  /** The poll's statements, coalesced per turn. */
+  readonly pollReads: PollReads;
   /** The events id sequence, as a regclass literal passed as a parameter. */
   private readonly eventsSequence: string;
 
@@ -47,6 +50,7 @@ export class PgContext {
     readonly location: string,
   ) {
     this.eventsSequence = `${quoteIdent(t.schema)}.events_id_seq`;
+    this.pollReads = new PollReads(pool);
     this.queue = new PgWriteQueue(pool, {
       flushEvents: (batch, scopes) => this.flushEvents(batch, scopes),
       publish: (events, wake) => this.publish(events, wake),
@@ -63,6 +67,14 @@ export class PgContext {
   /** A read outside any transaction (it sees what has committed). */
   read<R>(text: string, values: unknown[] = []): Promise<R[]> {
     return select<R>(this.pool, text, values);
+  }
+
+  /**
+   * A statement of a worker's poll, atomic by itself, outside the write queue: those asked for in
+   * the same turn share one round trip (poll-reads.ts).
+   */
+  pollRead<R>(text: string, values: unknown[] = []): Promise<R[]> {
+    return this.pollReads.read<R>(text, values);
   }
 
   now(): number {

@@ -20,7 +20,7 @@ export function addTimer(ctx: PgContext, t: TimerRecord): Promise<void> {
  * every worker looks at the timers on every poll, and an idle one's round trips are its load.
  */
 export async function takeDueTimers(ctx: PgContext, limit: number): Promise<TimerRecord[]> {
-  const rows = await ctx.read<Parameters<typeof toTimer>[0]>(
+  const rows = await ctx.pollRead<Parameters<typeof toTimer>[0]>(
     `UPDATE ${ctx.t.timers} SET taken_until = $3
      WHERE id IN (SELECT id FROM ${ctx.t.timers} WHERE due_at <= $1 AND (taken_until IS NULL OR taken_until <= $1)
        ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -42,7 +42,7 @@ export async function nextWakeAt(
   deliveryRoutes: readonly string[] = [],
 ): Promise<number | undefined> {
   // LEAST ignores NULLs; it is NULL only when nothing at all is due.
-  const [row] = await ctx.read<{ at: number | null }>(
+  const [row] = await ctx.pollRead<{ at: number | null }>(
     `SELECT LEAST(
        (SELECT min(due_at) FROM ${ctx.t.timers} WHERE taken_until IS NULL),
        (SELECT min(wake_at) FROM ${ctx.t.runs} WHERE wake_at IS NOT NULL AND status IN ('queued', 'waiting')),

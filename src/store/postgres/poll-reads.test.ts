@@ -1,0 +1,90 @@
+/**
+ * A worker's poll sends its statements outside the write queue in one round trip when they are
+ * asked for in the same turn (poll-reads.ts), and the lease probe rides with the look for dead
+ * workers on this host. A failing statement fails alone, and one that wrote is not applied twice.
+ */
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { ManualClock } from '../../time/index.ts';
+import { T0, task } from '../store.contract.ts';
+import { describePostgres, PG_URL, testSchemas } from './fixtures/pg-test-server.ts';
+import { openPostgresStore, type PostgresStore } from './index.ts';
+import { PollReads } from './poll-reads.ts';
+
+const schemas = testSchemas();
+
+/** Counts the messages the store's clients send (one per round trip). */
+let sent = 0;
+class CountingClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: forwards node-postgres's overloads unchanged.
+  override query(...args: any[]): any {
+    sent++;
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    return (super.query as any)(...args);
+  }
+}
+
+describePostgres('Postgres poll statements', () => {
+  let store: PostgresStore | undefined;
+  let pool: pg.Pool;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await pool.end();
+  });
+
+  it("sends an idle poll's recovery look, lease probe, claim and timer take in one round trip", async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4, Client: CountingClient });
+    const clock = new ManualClock(T0);
+    store = await openPostgresStore({ pool, schema: schemas.fresh(), clock });
+    const s = store;
+    await s.registerWorker({
+      id: 'w1',
+      host: 'h',
+      pid: 1,
+      processStart: '1',
+      startedAt: T0,
+      heartbeatAt: T0,
+    });
+    sent = 0;
+    const [workers, claimed, timers] = await Promise.all([
+      s.listWorkers('h'),
+      s.claimRuns({ owner: 'w1', leaseMs: 1_000, limit: 10, names: ['work'] }),
+      s.takeDueTimers(100),
+    ]);
+    expect([workers.map((w) => w.id), claimed, timers]).toEqual([['w1'], [], []]);
+    expect(await s.recoverExpiredLeases()).toEqual([]);
+    expect(sent).toBe(1);
+  });
+
+  it('still recovers a lease that expired, and asks again once the clock has moved', async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+    const clock = new ManualClock(T0);
+    store = await openPostgresStore({ pool, schema: schemas.fresh(), clock });
+    const s = store;
+    await s.createRuns([task('r1')], []);
+    expect(await s.claimRuns({ owner: 'gone', leaseMs: 1_000, limit: 1, names: ['work'] })).toHaveLength(1);
+    await s.listWorkers('h');
+    await clock.advance(1_001);
+    // The answer read with the workers (nothing expired then) is not used: the clock jumped.
+    expect(await s.recoverExpiredLeases()).toEqual([{ runId: 'r1', previousOwner: 'gone' }]);
+  });
+
+  it('fails a statement alone and applies a write that shared its message once', async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+    const schema = schemas.fresh();
+    await pool.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".t (v int)`);
+    const reads = new PollReads(pool);
+    const [inserted, missing, one] = await Promise.allSettled([
+      reads.read(`INSERT INTO "${schema}".t VALUES ($1) RETURNING v`, [7]),
+      reads.read(`SELECT * FROM "${schema}".no_such_table WHERE v = $1`, [1]),
+      reads.read('SELECT $1::int AS a', [1]),
+    ]);
+    expect(inserted).toEqual({ status: 'fulfilled', value: [{ v: 7 }] });
+    expect(missing.status === 'rejected' && (missing.reason as { code?: string }).code).toBe('42P01');
+    expect(one).toEqual({ status: 'fulfilled', value: [{ a: 1 }] });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".t`)).rows).toEqual([{ n: 1 }]);
+    expect(reads.stats).toEqual({ messages: 1, statements: 3 });
+    await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The statements a worker's poll sends outside the write queue (its claim, taking due timers, the
+ * workers of its host, whether a lease expired, the next wake time, its heartbeat), asked for in the
+ * same turn of the event loop, go to the server as one multi-statement message: one round trip
+ * instead of one each. An idle process's queries are its cost to a shared server (issue 13).
+ *
+ * Values are written into the text as literals (batch-conn.ts: typed from context exactly as
+ * untyped parameters are). The server runs a multi-statement message as one implicit transaction:
+ * if any statement fails, none took effect, and each is sent again alone so that its error (or its
+ * result) stays its own. Each statement is atomic by itself and SKIP LOCKED where it writes, so
+ * committing them together changes nothing but the round trips.
+ */
+import type pg from 'pg';
+import { renderLiterals } from './batch-conn.ts';
+import { PG_TYPES, select } from './sql.ts';
+
+interface Waiting {
+  text: string;
+  values: unknown[];
+  resolve: (rows: unknown[]) => void;
+  reject: (error: unknown) => void;
+}
+
+export class PollReads {
+  private waiting: Waiting[] = [];
+  /** Round trips sent, and statements they carried (for tests). */
+  readonly stats = { messages: 0, statements: 0 };
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  read<R>(text: string, values: unknown[]): Promise<R[]> {
+    return new Promise<R[]>((resolve, reject) => {
+      if (this.waiting.length === 0) setImmediate(() => void this.flush());
+      this.waiting.push({ text, values, resolve: resolve as (rows: unknown[]) => void, reject });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const waiting = this.waiting;
+    this.waiting = [];
+    this.stats.messages++;
+    this.stats.statements += waiting.length;
+    if (waiting.length === 1) {
+      const [one] = waiting as [Waiting];
+      return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+    }
+    let results: pg.QueryResult[];
+    try {
+      const text = waiting.map((w) => renderLiterals(w.text, w.values)).join(';\n');
+      results = (await this.pool.query({ text, types: PG_TYPES })) as unknown as pg.QueryResult[];
+    } catch {
+      // None took effect: each alone, so a failure is its statement's own.
+      for (const w of waiting) void select(this.pool, w.text, w.values).then(w.resolve, w.reject);
+      return;
+    }
+    for (const [i, w] of waiting.entries()) w.resolve(results[i]?.rows ?? []);
+  }
+}
