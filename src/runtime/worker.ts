@@ -33,10 +33,7 @@ export interface WorkerOptions {
   sweepEveryMs?: number;
 }
 
-/**
- * Sweep slices per housekeeping tick while expired runs remain (≈ 1,000+ trees a second at the
- * default poll): 32 of the sweep's 1 ms slices, about the work 8 write slices did, in shorter holds.
- */
+/** Sweep slices (1 ms each) per housekeeping tick while expired runs remain: ≈ 1,000+ trees a second. */
 const SWEEPS_PER_TICK = 32;
 
 /** Runs claimed per store call; a worker with more free slots claims again at once. */

@@ -11,21 +11,19 @@ import { newEvent } from '../../core/index.ts';
 import { ManualClock } from '../../time/index.ts';
 import type { RunRecord } from '../records.ts';
 import { expectCode, T0, task } from '../store.contract.ts';
-import { describePostgres, PG_URL, testSchemas, withClient } from './fixtures/pg-test-server.ts';
+import {
+  countingClient,
+  describePostgres,
+  PG_URL,
+  testSchemas,
+  withClient,
+} from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
 
 const schemas = testSchemas();
 
 /** Counts the messages the store's clients send (one per round trip). */
-let sent = 0;
-class CountingClient extends pg.Client {
-  // biome-ignore lint/suspicious/noExplicitAny: forwards node-postgres's overloads unchanged.
-  override query(...args: any[]): any {
-    sent++;
-    // biome-ignore lint/suspicious/noExplicitAny: as above.
-    return (super.query as any)(...args);
-  }
-}
+const { Client: CountingClient, messages } = countingClient();
 
 describePostgres('Postgres write batches', () => {
   let store: PostgresStore;
@@ -53,7 +51,7 @@ describePostgres('Postgres write batches', () => {
     await open();
     const runs = await running(Array.from({ length: 40 }, (_, i) => `r${String(i).padStart(2, '0')}`));
     const commits = store.commitStats.commits;
-    sent = 0;
+    messages.sent = 0;
     const ends = runs.flatMap((run) => {
       const fence = { runId: run.id, token: run.leaseToken };
       return [
@@ -73,7 +71,7 @@ describePostgres('Postgres write batches', () => {
     expect(store.commitStats.commits - commits).toBe(1);
     // BEGIN with the first fence check and the lock of all forty; the updates, fence checks and
     // events; COMMIT. Sent one statement at a time it was 3 per run and 4 per batch (124).
-    expect(sent).toBeLessThanOrEqual(4);
+    expect(messages.sent).toBeLessThanOrEqual(4);
     const after = await store.listRuns({ status: 'succeeded' });
     expect(after.map((r) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
     expect((await store.getRun('r07'))?.output).toEqual({ ok: 'r07' });

@@ -7,22 +7,14 @@ import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { ManualClock } from '../../time/index.ts';
 import { T0, task } from '../store.contract.ts';
-import { describePostgres, PG_URL, testSchemas } from './fixtures/pg-test-server.ts';
+import { countingClient, describePostgres, PG_URL, testSchemas } from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
 import { PollReads } from './poll-reads.ts';
 
 const schemas = testSchemas();
 
 /** Counts the messages the store's clients send (one per round trip). */
-let sent = 0;
-class CountingClient extends pg.Client {
-  // biome-ignore lint/suspicious/noExplicitAny: forwards node-postgres's overloads unchanged.
-  override query(...args: any[]): any {
-    sent++;
-    // biome-ignore lint/suspicious/noExplicitAny: as above.
-    return (super.query as any)(...args);
-  }
-}
+const { Client: CountingClient, messages } = countingClient();
 
 describePostgres('Postgres poll statements', () => {
   let store: PostgresStore | undefined;
@@ -46,7 +38,7 @@ describePostgres('Postgres poll statements', () => {
       startedAt: T0,
       heartbeatAt: T0,
     });
-    sent = 0;
+    messages.sent = 0;
     const [workers, claimed, timers] = await Promise.all([
       s.listWorkers('h'),
       s.claimRuns({ owner: 'w1', leaseMs: 1_000, limit: 10, names: ['work'] }),
@@ -54,7 +46,7 @@ describePostgres('Postgres poll statements', () => {
     ]);
     expect([workers.map((w) => w.id), claimed, timers]).toEqual([['w1'], [], []]);
     expect(await s.recoverExpiredLeases()).toEqual([]);
-    expect(sent).toBe(1);
+    expect(messages.sent).toBe(1);
   });
 
   it('still recovers a lease that expired, and asks again once the clock has moved', async () => {
