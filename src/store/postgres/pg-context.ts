@@ -5,7 +5,7 @@ import type { Clock } from '../../time/index.ts';
 import type { Fence } from '../records.ts';
 import { json, type RunRow } from '../rows.ts';
 import { leaseLost, runNotFound } from '../run-rules.ts';
-import type { EventListener } from '../store.ts';
+import type { EventListener, WakeChannel } from '../store.ts';
 import type { BatchConn } from './batch-conn.ts';
 import { fenceCheck } from './merged-writes.ts';
 import { PollReads } from './poll-reads.ts';
@@ -53,7 +53,9 @@ export class PgContext {
     this.pollReads = new PollReads(pool);
     this.queue = new PgWriteQueue(pool, {
       flushEvents: (batch, scopes) => this.flushEvents(batch, scopes),
-      publish: (events, wake) => this.publish(events, wake),
+      wakeChannels: (events, wake) => this.wakeChannels(events, wake),
+      commitHint: (channels) => this.wakeups?.forCommit(channels),
+      publish: (events, channels) => this.publish(events, channels),
       sleep: (ms) => clock.sleep(ms),
       unavailable: (cause, committing) => storeUnavailable(location, cause, committing),
     });
@@ -86,12 +88,19 @@ export class PgContext {
     return () => this.listeners.delete(listener);
   }
 
-  private publish(events: BatonEvent[], wake: boolean): void {
+  /** The channels other processes are told about after a commit that appended `events`. */
+  private wakeChannels(events: readonly BatonEvent[], wake: boolean): WakeChannel[] {
+    if (!this.wakeups) return [];
+    const channels: WakeChannel[] = [];
+    if (events.length > 0) channels.push('events');
+    if (wake || events.some((e) => WORK_EVENTS.has(e.type))) channels.push('work');
+    return channels;
+  }
+
+  /** After a commit: hints on the channels its message did not carry, then this process's listeners. */
+  private publish(events: BatonEvent[], channels: readonly WakeChannel[]): void {
     // Hints for other processes first: this process's listeners may take a while.
-    if (this.wakeups) {
-      if (events.length > 0) this.wakeups.notify('events');
-      if (wake || events.some((e) => WORK_EVENTS.has(e.type))) this.wakeups.notify('work');
-    }
+    for (const c of channels) this.wakeups?.notify(c);
     if (events.length === 0) return;
     for (const l of this.listeners) {
       try {

@@ -12,7 +12,13 @@ import { createBaton, defineTask } from '../../runtime/index.ts';
 import { systemClock } from '../../time/index.ts';
 import { task } from '../store.contract.ts';
 import type { WakeChannel } from '../store.ts';
-import { describePostgres, PG_URL, testSchemas, withClient } from './fixtures/pg-test-server.ts';
+import {
+  countingClient,
+  describePostgres,
+  PG_URL,
+  testSchemas,
+  withClient,
+} from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
 import { channelNames } from './wakeups.ts';
 
@@ -103,6 +109,55 @@ describePostgres('Postgres wake-ups', () => {
     expect(sent).toBeLessThanOrEqual(2 * commits);
     await raw.end();
     expect(payloads.every((p) => p === '')).toBe(true);
+  });
+
+  it("sends a commit's hints in its COMMIT's message: no round trip of their own", async () => {
+    const schema = schemas.fresh();
+    const { Client, messages } = countingClient();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 3, Client });
+    const a = await openPostgresStore({ pool, schema, clock: systemClock });
+    try {
+      const b = await open(schema);
+      await listening(b);
+      const hints = Promise.all([nextHint(b, 'work'), nextHint(b, 'events')]);
+      messages.sent = 0;
+      await a.createRuns([task('r1')], [newEvent('r1', 'run:created', { name: 'work', kind: 'task' })]);
+      await hints;
+      // The batch's statements, then COMMIT with both hints; before, each hint was a message more.
+      expect(messages.sent).toBe(2);
+      expect(a.wakeupStats.sent).toBe(2);
+      expect((await b.getRun('r1'))?.status).toBe('queued');
+    } finally {
+      await a.close();
+      await pool.end();
+    }
+  });
+
+  it('keeps a commit whose hint failed after it: the writes resolve, only the hint is lost', async () => {
+    const schema = schemas.fresh();
+    // Every message that ends a batch with hints fails right after them, as a lost hint would.
+    class FailingHints extends pg.Client {
+      // biome-ignore lint/suspicious/noExplicitAny: forwards node-postgres's overloads unchanged.
+      override query(...args: any[]): any {
+        const q = args[0] as { text?: string };
+        if (q instanceof pg.Query && q.text?.startsWith('COMMIT;')) q.text = `${q.text};\nSELECT 1/0`;
+        // biome-ignore lint/suspicious/noExplicitAny: as above.
+        return (super.query as any)(...args);
+      }
+    }
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 3, Client: FailingHints });
+    const a = await openPostgresStore({ pool, schema, clock: systemClock });
+    try {
+      await a.createRuns([task('r1')], [newEvent('r1', 'run:created', { name: 'work', kind: 'task' })]);
+      expect((await a.getRun('r1'))?.status).toBe('queued');
+      expect(a.wakeupStats.sent).toBe(0);
+      // The connection is still good for the next batch.
+      await a.createRuns([task('r2')], [newEvent('r2', 'run:created', { name: 'work', kind: 'task' })]);
+      expect((await a.getRun('r2'))?.status).toBe('queued');
+    } finally {
+      await a.close();
+      await pool.end();
+    }
   });
 
   it('listens again after its connection is terminated, and wakes listeners for a full sweep', async () => {

@@ -7,7 +7,11 @@
  * channel: at most one NOTIFY in flight, at most one per `minIntervalMs`, the rest folded into a
  * single trailing one. A NOTIFY carries no payload, and it is sent in its own tiny transaction after
  * the data commit, never inside it: NOTIFY takes a database-wide lock at COMMIT, and holding that
- * in the writers' transactions serializes every writer (peers have had outages from it).
+ * in the writers' transactions serializes every writer (peers have had outages from it). A channel
+ * free at the moment a write batch commits rides in that COMMIT's message (`forCommit`), as the
+ * next statement after it: the hint costs no round trip of its own and reaches listeners the
+ * moment the data is visible. Its transaction commits asynchronously (synchronous_commit off): a
+ * hint need not survive a crash, and waiting for its WAL flush only delays it.
  *
  * Listening: one connection per store outside the pool (a pooled connection would be handed to
  * others and lose its LISTEN), opened when the first listener subscribes. When it is lost it is
@@ -19,6 +23,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Clock, TimerHandle } from '../../time/index.ts';
 import type { WakeChannel } from '../store.ts';
+import { literal } from './batch-conn.ts';
 
 export type WakeupMode = 'listen' | 'poll';
 
@@ -42,6 +47,26 @@ export interface WakeupOptions {
 export function channelNames(schema: string): Record<WakeChannel, string> {
   const h = createHash('sha256').update(schema).digest('hex').slice(0, 16);
   return { work: `baton_work_${h}`, events: `baton_events_${h}` };
+}
+
+/**
+ * Notifications to send right after a commit, in its message: `sql` goes after the COMMIT (it
+ * answers with at least one row once the COMMIT has succeeded); `settle` once the message answered.
+ */
+export interface CommitHint {
+  sql: string;
+  channels: readonly WakeChannel[];
+  settle(sent: boolean): void;
+}
+
+/**
+ * Hints on `names`, one implicit transaction that commits without waiting for its WAL flush. The
+ * first statement answers a row before anything can fail (set_config is local to the transaction).
+ */
+function notifySql(names: readonly string[]): string {
+  return `SELECT set_config('synchronous_commit', 'off', true);\nSELECT ${names
+    .map((n) => `pg_notify(${literal(n)}, '')`)
+    .join(', ')}`;
 }
 
 interface SendState {
@@ -87,14 +112,52 @@ export class PgWakeups {
     return () => this.listeners.delete(listener);
   }
 
-  /** Asks for a notification on a channel (coalesced, rate-limited). */
-  notify(channel: WakeChannel): void {
-    if (this.closed) return;
+  private state(channel: WakeChannel): SendState {
     let s = this.send.get(channel);
     if (!s) {
       s = { last: Number.NEGATIVE_INFINITY, inflight: false, pending: false, timer: undefined };
       this.send.set(channel, s);
     }
+    return s;
+  }
+
+  /**
+   * The channels among `channels` that may be notified now (none in flight, none sent in the last
+   * `minIntervalMs`, no trailing one waiting), taken to ride in a commit's message; undefined when
+   * none is free. Call `notify` after the commit for the others, as for any commit.
+   */
+  forCommit(channels: readonly WakeChannel[]): CommitHint | undefined {
+    if (this.closed) return undefined;
+    const now = this.options.clock.monotonic();
+    const taken = channels.filter((c) => {
+      const s = this.state(c);
+      return !s.pending && !s.inflight && s.last + this.minIntervalMs <= now;
+    });
+    if (taken.length === 0) return undefined;
+    for (const c of taken) {
+      const s = this.state(c);
+      s.inflight = true;
+      s.last = now;
+    }
+    let settled = false;
+    return {
+      sql: notifySql(taken.map((c) => this.names[c])),
+      channels: taken,
+      settle: (sent) => {
+        if (settled) return;
+        settled = true;
+        for (const c of taken) {
+          if (sent) this.stats.sent++;
+          this.sent(c, this.state(c));
+        }
+      },
+    };
+  }
+
+  /** Asks for a notification on a channel (coalesced, rate-limited). */
+  notify(channel: WakeChannel): void {
+    if (this.closed) return;
+    const s = this.state(channel);
     if (s.pending) return;
     const wait = s.last + this.minIntervalMs - this.options.clock.monotonic();
     if (s.inflight || wait > 0) {
@@ -121,7 +184,7 @@ export class PgWakeups {
     s.inflight = true;
     s.last = this.options.clock.monotonic();
     this.options.pool
-      .query({ text: "SELECT pg_notify($1, '')", values: [this.names[channel]] })
+      .query(notifySql([this.names[channel]]))
       .then(
         () => {
           this.stats.sent++;
@@ -129,18 +192,21 @@ export class PgWakeups {
         // A hint that cannot be sent is lost; the others' polls still find the work.
         () => {},
       )
-      .finally(() => {
-        s.inflight = false;
-        if (s.pending && !s.timer) {
-          const wait = s.last + this.minIntervalMs - this.options.clock.monotonic();
-          if (wait <= 0) this.flushPending(channel, s);
-          else
-            s.timer = this.options.clock.setTimer(wait, () => {
-              s.timer = undefined;
-              this.flushPending(channel, s);
-            });
-        }
-      });
+      .finally(() => this.sent(channel, s));
+  }
+
+  /** A notification is no longer in flight: the trailing one, if asked for meanwhile, follows. */
+  private sent(channel: WakeChannel, s: SendState): void {
+    s.inflight = false;
+    if (s.pending && !s.timer && !this.closed) {
+      const wait = s.last + this.minIntervalMs - this.options.clock.monotonic();
+      if (wait <= 0) this.flushPending(channel, s);
+      else
+        s.timer = this.options.clock.setTimer(wait, () => {
+          s.timer = undefined;
+          this.flushPending(channel, s);
+        });
+    }
   }
 
   private async connect(): Promise<void> {

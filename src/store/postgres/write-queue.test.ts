@@ -21,6 +21,8 @@ function queueOn(url: string, sleeps: number[] = []) {
   pools.push(pool);
   const hooks: WriteQueueHooks = {
     flushEvents: async () => {},
+    wakeChannels: () => [],
+    commitHint: () => undefined,
     publish: () => {},
     sleep: async (ms) => {
       sleeps.push(ms);

@@ -25,8 +25,11 @@
  */
 import type pg from 'pg';
 import { type BatonEvent, isBatonError, type NewEvent } from '../../core/index.ts';
+import type { WakeChannel } from '../store.ts';
 import { BatchConn, type Later, type RowStatement, type Touch } from './batch-conn.ts';
+import { commit } from './commit-message.ts';
 import { isConnectionLoss, RETRYABLE_STATES, sqlState } from './sql.ts';
+import type { CommitHint } from './wakeups.ts';
 
 /** An event appended by a write, waiting for its id (drawn when the transaction commits). */
 export interface PendingEvent {
@@ -148,8 +151,12 @@ const RECONNECT_MAX_MS = 3_000;
 export interface WriteQueueHooks {
   /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
   flushEvents: (batch: BatchConn, scopes: readonly WriteScope[]) => Promise<void>;
-  /** Called after each commit with the events it appended. */
-  publish: (events: BatonEvent[], wake: boolean) => void;
+  /** The channels to notify other processes on after a commit appending `events` (`wake`: something came due). */
+  wakeChannels: (events: readonly BatonEvent[], wake: boolean) => WakeChannel[];
+  /** Takes those of `channels` whose notification can ride in the COMMIT's message (wakeups.ts). */
+  commitHint: (channels: readonly WakeChannel[]) => CommitHint | undefined;
+  /** Called after each commit with the events it appended and the channels still to notify. */
+  publish: (events: BatonEvent[], channels: readonly WakeChannel[]) => void;
   /** Waits between reconnection attempts (the store's clock). */
   sleep: (ms: number) => Promise<void>;
   /** The error a write gets when its connection could not be kept (STORE_UNAVAILABLE). */
@@ -221,7 +228,7 @@ export class PgWriteQueue {
     };
     client.on('error', onError);
     try {
-      await this.runBatch(client, batch, () => broken !== undefined);
+      await this.runBatch(client, batch, () => broken !== undefined, onError);
     } catch (error) {
       // The connection is in an unknown state (a query outside any write failed): drop it.
       broken ??= error instanceof Error ? error : new Error(String(error));
@@ -232,14 +239,19 @@ export class PgWriteQueue {
   }
 
   /** Runs the batch; throws only when the connection itself failed (every write is settled or queued first). */
-  private async runBatch(client: pg.PoolClient, batch: Pending[], cut: () => boolean): Promise<void> {
+  private async runBatch(
+    client: pg.PoolClient,
+    batch: Pending[],
+    cut: () => boolean,
+    broke: (error: Error) => void,
+  ): Promise<void> {
     // A write failed and nothing was kept: the batch runs again, each write in its own savepoint (a
     // deadlock loser is then retried after the writes before it commit, as always); writes beyond
     // the savepoint limit wait, in order, at the head of the queue.
-    if ((await this.runOnce(client, batch, cut, false)) === 'again') {
+    if ((await this.runOnce(client, batch, cut, broke, false)) === 'again') {
       const rest = batch.splice(MAX_CAREFUL_BATCH);
       this.pending.unshift(...rest);
-      await this.runOnce(client, batch, cut, true);
+      await this.runOnce(client, batch, cut, broke, true);
     }
   }
 
@@ -248,6 +260,7 @@ export class PgWriteQueue {
     client: pg.PoolClient,
     batch: Pending[],
     cut: () => boolean,
+    broke: (error: Error) => void,
     careful: boolean,
   ): Promise<'again' | undefined> {
     const savepoints = careful && batch.length > 1;
@@ -256,6 +269,9 @@ export class PgWriteQueue {
     let retry: Pending[] = [];
     let index = 0;
     let committing = false;
+    let events: BatonEvent[] = [];
+    let channels: WakeChannel[] = [];
+    let hint: CommitHint | undefined;
     const conn = new BatchConn(client, !careful, () => batch.slice(index + 1).flatMap((p) => p.locks ?? []));
     try {
       await conn.later('BEGIN', [], 'none');
@@ -307,7 +323,13 @@ export class PgWriteQueue {
         return 'again';
       }
       committing = true;
-      await client.query('COMMIT');
+      events = done.flatMap((d) => d.scope.appended);
+      channels = this.hooks.wakeChannels(
+        events,
+        done.some((d) => d.scope.wake),
+      );
+      hint = this.hooks.commitHint(channels);
+      await commit(client, hint, broke);
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       if (!committing && (isConnectionLoss(error) || cut())) {
@@ -341,9 +363,8 @@ export class PgWriteQueue {
       });
     for (const f of failed) settled.set(f.pending, () => f.pending.reject(f.error));
     for (const p of batch) settled.get(p)?.();
-    const events = done.flatMap((d) => d.scope.appended);
-    const wake = done.some((d) => d.scope.wake);
-    if (events.length > 0 || wake) this.hooks.publish(events, wake);
+    const left = channels.filter((c) => !hint?.channels.includes(c));
+    if (events.length > 0 || left.length > 0) this.hooks.publish(events, left);
   }
 
   /**
