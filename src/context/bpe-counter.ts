@@ -25,9 +25,10 @@
  */
 
 import { CharCollapser } from './bpe-chars.ts';
+import { PieceCuts } from './bpe-cuts.ts';
 import { mergeLongPiece } from './bpe-heap.ts';
 import { PairTable } from './bpe-pairs.ts';
-import { type BpeTables, hashRange, NO_RANK } from './bpe-tables.ts';
+import { type BpeTables, hashRange, NO_RANK, TEXT_TOKEN } from './bpe-tables.ts';
 import type { TextTokenCounter } from './encodings.ts';
 import type { O200kPieces } from './o200k-pieces.ts';
 
@@ -79,9 +80,28 @@ export class BpeMerger {
   private prev = new Int32Array(256);
   private touched = new Uint8Array(256);
   private readonly chars: CharCollapser;
+  private cutsOf: PieceCuts | undefined;
+  /** BMP character → 1 + the tokens of that character alone (0: not counted yet). */
+  private readonly charCounts = new Uint8Array(65_536);
 
   constructor(private readonly tables: BpeTables) {
     this.chars = new CharCollapser(tables, this);
+  }
+
+  /** Built on the first piece with non-ASCII letters (a pass over every token's text). */
+  get cuts(): PieceCuts {
+    this.cutsOf ??= new PieceCuts(this.tables);
+    return this.cutsOf;
+  }
+
+  /** The tokens of one BMP character (not a surrogate) alone. */
+  charCount(c: number): number {
+    let n = this.charCounts[c]!;
+    if (n === 0) {
+      n = this.countPiece(String.fromCharCode(c)) + 1;
+      this.charCounts[c] = n;
+    }
+    return n - 1;
   }
 
   /** The rank of the token whose bytes are those of parts `left` then `right`, or NO_RANK. */
@@ -94,22 +114,23 @@ export class BpeMerger {
       const k = (x << 8) | y;
       let r = this.bytePairs[k]!;
       if (r === UNKNOWN) {
-        r =
-          tables.text[left] !== null && tables.text[right] !== null
-            ? tables.rankOfTextPair(left, right)
-            : tables.rankOfBytePair(left, right);
+        r = x < 0x80 && y < 0x80 ? tables.rankOfTextPair(left, right) : tables.rankOfBytePair(left, right);
         this.bytePairs[k] = r;
       }
       return r;
     }
-    const text = tables.text[left] !== null && tables.text[right] !== null;
-    // Most pairs of two text tokens (of Han characters: nearly all) are no token; the Bloom
-    // filter says so without touching the big tables.
-    if (text && !tables.mayHaveTextPair(left, right)) return NO_RANK;
-    // The rest recur (English syllables, partial characters): each is resolved once per counter.
+    // Pairs recur (English syllables, partial characters): each is resolved once per table.
     const known = this.pairs.get(left, right);
     if (known !== PairTable.MISSING) return known;
-    const rank = text ? tables.rankOfTextPair(left, right) : tables.rankOfBytePair(left, right);
+    // Single bytes below 0x80 are text; those above are not.
+    const text = (x === TEXT_TOKEN || (x >= 0 && x < 0x80)) && (y === TEXT_TOKEN || (y >= 0 && y < 0x80));
+    // Most pairs of two text tokens (of Han characters: nearly all) are no token; the Bloom
+    // filter says so without touching the big tables.
+    const rank = text
+      ? tables.mayHaveTextPair(left, right)
+        ? tables.rankOfTextPair(left, right)
+        : NO_RANK
+      : tables.rankOfBytePair(left, right);
     this.pairs.set(left, right, rank);
     return rank;
   }
@@ -277,13 +298,38 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
     mergers.set(tables, merger);
   }
   const memo = new PieceMemo(merger);
+  const m = merger;
+  /** A segment of a split piece: one character, a token, or merged through the memo. */
+  const segment = (text: string, start: number, end: number): number => {
+    if (end - start === 1) return m.charCount(text.charCodeAt(start));
+    const h = hashRange(text, start, end);
+    return tables.rankOfHashedRange(text, start, end, h) !== NO_RANK ? 1 : memo.count(text, start, end, h);
+  };
+  /** The tokens of a piece that is no token, whose hashRange is `h`: split at cuts (bpe-cuts.ts). */
+  const merged = (text: string, start: number, end: number, h: number): number => {
+    // A piece of non-ASCII letters ends with one; other pieces are never cut.
+    if (end - start < 2 || text.charCodeAt(end - 1) < 0x80) return memo.count(text, start, end, h);
+    const cuts = m.cuts;
+    let total = 0;
+    let from = start;
+    let a = text.charCodeAt(start);
+    for (let j = start + 1; j < end; j++) {
+      const b = text.charCodeAt(j);
+      if (cuts.isCut(a, b)) {
+        total += segment(text, from, j);
+        from = j;
+      }
+      a = b;
+    }
+    return from === start ? memo.count(text, start, end, h) : total + segment(text, from, end);
+  };
   if (pieces)
     return (text) => {
       let count = 0;
       for (let i = 0; i < text.length; ) {
         const end = pieces.end(text, i);
         const h = hashRange(text, i, end);
-        count += tables.rankOfHashedRange(text, i, end, h) !== NO_RANK ? 1 : memo.count(text, i, end, h);
+        count += tables.rankOfHashedRange(text, i, end, h) !== NO_RANK ? 1 : merged(text, i, end, h);
         i = end;
       }
       return count;
@@ -299,7 +345,7 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
       count +=
         tables.rankOfHashedRange(piece, 0, piece.length, h) !== NO_RANK
           ? 1
-          : memo.count(piece, 0, piece.length, h);
+          : merged(piece, 0, piece.length, h);
     }
     return count;
   };

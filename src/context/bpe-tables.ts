@@ -11,6 +11,9 @@
  */
 
 export const NO_RANK = 0x7fffffff;
+/** byteOf of a token of two or more bytes that has text / that is not well-formed UTF-8. */
+export const TEXT_TOKEN = -1;
+export const BYTES_TOKEN = -2;
 
 /** A rank table: index = rank, value = the token's text, or its bytes when they are not UTF-8. */
 export type RankTable = ReadonlyArray<string | readonly number[] | undefined>;
@@ -19,6 +22,10 @@ const HASH_BASE = 0x01000193;
 const BLOOM_BITS = 1 << 21;
 const bloomA = (h: number) => h & (BLOOM_BITS - 1);
 const bloomB = (h: number) => Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 11;
+
+/** 64 KB of bits for the adjacent non-ASCII pairs of token texts. */
+const WIDE_PAIR_BITS = 19;
+const widePairHash = (a: number, b: number) => Math.imul((a << 16) | b, 0x9e3779b1) >>> (32 - WIDE_PAIR_BITS);
 
 export const ASCII = 0;
 export const VALID = 1;
@@ -82,12 +89,20 @@ export class BpeTables {
   private readonly byteRank = new Map<string, number>();
   /** The rank of each single byte (the parts merging starts from). */
   readonly singleByte = new Int32Array(256).fill(NO_RANK);
-  /** Per rank: the byte of a single-byte token, -1 for longer tokens. */
+  /**
+   * Per rank: the byte of a single-byte token; for longer tokens TEXT_TOKEN when it has text, else
+   * BYTES_TOKEN. One 2-byte read tells the merger what `text` would (a pointer array 4× the size).
+   */
   readonly byteOf: Int16Array;
   /** Per rank: [2r] the hash of the token's text, [2r + 1] its length (one cache line for both). */
   private readonly textInfo: Int32Array;
   /** HASH_BASE^k for k up to the longest text token. */
   private readonly powers: Int32Array;
+  /**
+   * A bit per hash of two non-ASCII UTF-16 units: set when they are adjacent in some token's text
+   * (o200k: ~16k pairs; a false positive only costs a cut, see bpe-cuts.ts).
+   */
+  private readonly widePairs = new Int32Array((1 << WIDE_PAIR_BITS) >>> 5);
   /** A Bloom filter of the text tokens' hashes (256 KB, stays in cache): a clear bit = no token. */
   private readonly bloom = new Int32Array(BLOOM_BITS >>> 5);
   /**
@@ -103,7 +118,7 @@ export class BpeTables {
     this.text = new Array<string | null>(n).fill(null);
     this.latin1 = new Array<string | undefined>(n);
     this.textInfo = new Int32Array(n * 2);
-    this.byteOf = new Int16Array(n).fill(-1);
+    this.byteOf = new Int16Array(n).fill(BYTES_TOKEN);
     let bits = 1;
     while (1 << bits < n * 2.5) bits++;
     this.slots = new Int32Array(2 << bits);
@@ -126,7 +141,17 @@ export class BpeTables {
       if (t === null) continue;
       if (t.length === 1 && t.charCodeAt(0) < 0x80) this.singleByte[t.charCodeAt(0)] = rank;
       this.text[rank] = t;
-      const h = hashText(t);
+      this.byteOf[rank] = TEXT_TOKEN;
+      // hashText, and the pairs of adjacent non-ASCII characters in one pass.
+      let h = 0;
+      for (let k = 0; k < t.length; k++) {
+        const c = t.charCodeAt(k);
+        h = (Math.imul(h, HASH_BASE) + c) | 0;
+        if (c >= 0x80 && k > 0 && t.charCodeAt(k - 1) >= 0x80) {
+          const p = widePairHash(t.charCodeAt(k - 1), c);
+          this.widePairs[p >>> 5]! |= 1 << (p & 31);
+        }
+      }
       this.textInfo[rank * 2] = h;
       this.textInfo[rank * 2 + 1] = t.length;
       if (t.length > longest) longest = t.length;
@@ -178,6 +203,12 @@ export class BpeTables {
         if (t.length === length && text.startsWith(t, start)) return r;
       }
     }
+  }
+
+  /** False when no token's text holds UTF-16 units a then b (both ≥ 0x80); true may be a false positive. */
+  mayHaveWidePair(a: number, b: number): boolean {
+    const p = widePairHash(a, b);
+    return (this.widePairs[p >>> 5]! & (1 << (p & 31))) !== 0;
   }
 
   /** False when no token is spelled as text token `left` then text token `right` (a Bloom filter). */
