@@ -223,6 +223,9 @@ export class BpeMerger {
   }
 }
 
+const FRONT_BITS = 12;
+const FRONT_SLOTS = 1 << FRONT_BITS;
+
 /** Distinct merged pieces one counter remembers; the memo starts over when full. */
 const MEMO_ENTRIES = 1 << 15;
 /** Longer pieces are not remembered (a long run rarely recurs; it would hold memory). */
@@ -323,13 +326,27 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
     }
     return from === start ? memo.count(text, start, end, h) : total + segment(text, from, end);
   };
+  // The tokens seen last, by hash (a direct-mapped 32 KB front of the rank table, whose 4 MB of
+  // slots cost a cache miss a piece): common words repeat, and a hit compares the token's own text.
+  const front = new Array<string>(FRONT_SLOTS).fill('');
+  const frontHash = new Int32Array(FRONT_SLOTS);
   if (pieces)
     return (text) => {
       let count = 0;
       for (let i = 0; i < text.length; ) {
         const end = pieces.end(text, i);
         const h = hashRange(text, i, end);
-        count += tables.rankOfHashedRange(text, i, end, h) !== NO_RANK ? 1 : merged(text, i, end, h);
+        const slot = Math.imul(h, 0x9e3779b1) >>> (32 - FRONT_BITS);
+        const known = front[slot]!;
+        if (frontHash[slot] === h && known.length === end - i && text.startsWith(known, i)) count++;
+        else {
+          const r = tables.rankOfHashedRange(text, i, end, h);
+          if (r !== NO_RANK) {
+            front[slot] = tables.text[r]!;
+            frontHash[slot] = h;
+            count++;
+          } else count += merged(text, i, end, h);
+        }
         i = end;
       }
       return count;
