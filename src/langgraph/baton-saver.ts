@@ -34,6 +34,7 @@ import type {
   GraphWriteRow,
 } from '../store/index.ts';
 import { openSqliteStore, SqliteStore } from '../store/index.ts';
+import { type Dump, plainJson } from './plain-json.ts';
 import { type ResolvedRetention, type RetentionOptions, resolveRetention } from './saver-options.ts';
 
 export interface BatonSaverOptions extends RetentionOptions {
@@ -58,7 +59,14 @@ export interface BatonSaverOptions extends RetentionOptions {
 
 /** Rows read per query when `list` walks many checkpoints. */
 const PAGE = 64;
-const EMPTY = new Uint8Array(0);
+type Dumped = [string, Uint8Array];
+/** A channel without a value at its new version (emptied in this step). */
+const EMPTY_VALUE: Dumped = ['empty', new Uint8Array(0)];
+
+/** The values, awaited only if one of them is a promise (the fast path is synchronous). */
+function all<T>(values: Array<T | Promise<T>>): T[] | Promise<T[]> {
+  return values.some((v) => v instanceof Promise) ? Promise.all(values) : (values as T[]);
+}
 
 export class BatonSaver extends BaseCheckpointSaver {
   readonly store: GraphCheckpointStore;
@@ -66,6 +74,8 @@ export class BatonSaver extends BaseCheckpointSaver {
   private readonly retention: GraphRetention;
   private readonly sweepEveryMs: number;
   private nextSweepAt = 0;
+  /** How values are serialized: `serde.dumpsTyped`, or its faster twin for plain data (plain-json.ts). */
+  private dump: Dump | undefined;
 
   constructor(options: BatonSaverOptions) {
     super(options.serde);
@@ -162,17 +172,18 @@ export class BatonSaver extends BaseCheckpointSaver {
     // the graph (a 200-node chain: ~2 KB of each ~5 KB checkpoint), and was stored twice.
     const values = checkpoint.channel_values as Record<string, unknown>;
     const { channel_versions: _versions, ...rest } = checkpoint;
-    const [[type, bytes], [metadataType, metadataBytes], blobs] = await Promise.all([
-      this.serde.dumpsTyped({ ...rest, channel_values: {} }),
-      this.serde.dumpsTyped(metadata),
-      Promise.all(
-        Object.entries(newVersions ?? {}).map(async ([channel, version]): Promise<GraphBlobRow> => {
-          if (!(channel in values)) return { channel, version: String(version), type: 'empty', value: EMPTY };
-          const [t, v] = await this.serde.dumpsTyped(values[channel]);
-          return { channel, version: String(version), type: t, value: v };
-        }),
-      ),
+    const dump = this.dump ?? (await this.loadDump());
+    const changed = Object.entries(newVersions ?? {});
+    const dumped = await all([
+      dump({ ...rest, channel_values: {} }),
+      dump(metadata),
+      ...changed.map(([channel]) => (channel in values ? dump(values[channel]) : EMPTY_VALUE)),
     ]);
+    const [[type, bytes], [metadataType, metadataBytes]] = dumped as [Dumped, Dumped];
+    const blobs = changed.map(([channel, version], i): GraphBlobRow => {
+      const [t, v] = dumped[i + 2] as Dumped;
+      return { channel, version: String(version), type: t, value: v };
+    });
     await this.store.putCheckpoint(
       {
         threadId: String(threadId),
@@ -211,12 +222,12 @@ export class BatonSaver extends BaseCheckpointSaver {
         checkpointId,
       );
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const rows: GraphWriteRow[] = await Promise.all(
-      writes.map(async ([channel, value], i) => {
-        const [type, bytes] = await this.serde.dumpsTyped(value);
-        return { taskId, taskPath, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
-      }),
-    );
+    const dump = this.dump ?? (await this.loadDump());
+    const dumped = await all(writes.map(([, value]) => dump(value)));
+    const rows = writes.map(([channel], i): GraphWriteRow => {
+      const [type, bytes] = dumped[i] as Dumped;
+      return { taskId, taskPath, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: bytes };
+    });
     // Special writes (errors, interrupts) replace an earlier one of their kind; regular writes of a
     // task are written once, so a retried task cannot change what a finished one recorded.
     const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
@@ -271,6 +282,11 @@ export class BatonSaver extends BaseCheckpointSaver {
   /** Closes the store if this saver opened it from a path. */
   async close(): Promise<void> {
     await this.ownedStore?.close();
+  }
+
+  private async loadDump(): Promise<Dump> {
+    this.dump ??= await plainJson(this.serde);
+    return this.dump;
   }
 
   private maybeSweep(): void {

@@ -38,6 +38,12 @@ const SQL = graphStatements(DIALECTS.sqlite, {
 });
 
 export class SqliteGraphCheckpoints implements GraphCheckpointStore {
+  /**
+   * The thread the last successful put or putWrites touched, and in which transaction: a step's
+   * writes and checkpoint share a commit, and the second need not touch the same thread again.
+   */
+  private touched: { tx: number; threadId: string; ttlMs: number | undefined } | undefined;
+
   constructor(
     private readonly ctx: SqliteContext,
     private readonly guard: () => void,
@@ -59,8 +65,10 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
       for (const chunk of insertChunks(blobs))
         this.ctx.stmt(SQL.insertBlobs.text(chunk.length)).run(...SQL.insertBlobs.values(row, chunk));
       this.ctx.stmt(SQL.upsertCheckpoint.text).run(...SQL.upsertCheckpoint.values(row, versions, now));
-      this.touchThread(row.threadId, now, retention);
+      const touched = this.touchThread(row.threadId, now, retention);
       if (retention.keepLatest !== undefined) this.keepLatest(row.threadId, row.ns, retention.keepLatest);
+      // Only now: a write that threw is rolled back to its savepoint, its touch with it.
+      this.touched = touched;
     });
   }
 
@@ -76,7 +84,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
         this.ctx
           .stmt(SQL.insertWrites.text(chunk.length, replace))
           .run(...SQL.insertWrites.values(key, chunk));
-      this.touchThread(key.threadId, this.ctx.now(), retention);
+      this.touched = this.touchThread(key.threadId, this.ctx.now(), retention);
     });
   }
 
@@ -176,8 +184,20 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
     return { row: toRow(r), blobs, writes: writes.map(toWriteRow) };
   }
 
-  private touchThread(threadId: string, now: number, retention: GraphRetention): void {
-    this.ctx.stmt(SQL.touchThread.text).run(...SQL.touchThread.values(threadId, now, expiry(now, retention)));
+  /**
+   * The thread exists and its expiry slides (see SQL.touchThread), unless an earlier write of this
+   * transaction touched it with the same TTL: both run at the same moment, so the second would find
+   * nothing to move (a statement per LangGraph step saved). Returns what the caller records once
+   * its write has succeeded.
+   */
+  private touchThread(threadId: string, now: number, retention: GraphRetention) {
+    const tx = this.ctx.queue.transactions;
+    const last = this.touched;
+    if (last?.tx !== tx || last.threadId !== threadId || last.ttlMs !== retention.ttlMs)
+      this.ctx
+        .stmt(SQL.touchThread.text)
+        .run(...SQL.touchThread.values(threadId, now, expiry(now, retention)));
+    return { tx, threadId, ttlMs: retention.ttlMs };
   }
 
   /** Drops checkpoints older than the newest `keep` of a namespace, with their writes. */
@@ -199,6 +219,8 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
   }
 
   private deleteThreadNow(threadId: string): void {
+    // A later write of this transaction must insert the thread row again.
+    if (this.touched?.threadId === threadId) this.touched = undefined;
     for (const sql of SQL.deleteThread) this.ctx.stmt(sql).run(threadId);
   }
 }

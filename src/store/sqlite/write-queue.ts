@@ -91,6 +91,8 @@ export class WriteQueue {
   /** Largest batch committed so far (the benchmark reports it). */
   maxBatch = 0;
   commits = 0;
+  /** Transactions begun so far: writes that read the same number run in the same transaction. */
+  transactions = 0;
   syncs = 0;
 
   constructor(
@@ -202,6 +204,7 @@ export class WriteQueue {
     this.commitHooks = [];
     try {
       this.begin.run();
+      this.transactions++;
     } catch (error) {
       const batch = this.pending;
       this.pending = [];
