@@ -124,19 +124,39 @@ export async function batonLatency(url: string): Promise<PeerFigure[]> {
         await withAdaptiveLead(DUE_LEAD_MS, (lead) => batonDueAtOnceOn(store, DUE_JOBS, lead, CONCURRENCY)),
       ),
     );
-    const task = defineTask({ name: 'bench.sent', retry: false, run: () => {} });
-    const producer = createBaton({ store, tasks: [task], worker: false });
-    try {
-      const d = await consumer('baton', url, SENT, () => paced((t) => producer.start(task, { t })));
-      out.push(...figures('baton', 'enqueue_to_start', d));
-    } finally {
-      await producer.close();
-    }
+    out.push(...figures('baton', 'enqueue_to_start', await batonEnqueueToStart(store, url)));
     out.push(...(await batonClaimLatency(store)));
   } finally {
     await store.close();
   }
   return out;
+}
+
+/** Enqueue → start across processes: this process enqueues on `store`, a consumer process on `url` starts. */
+export async function batonEnqueueToStart(store: PostgresStore, url: string): Promise<DueAtOnce> {
+  const task = defineTask({ name: 'bench.sent', retry: false, run: () => {} });
+  const producer = createBaton({ store, tasks: [task], worker: false });
+  try {
+    return await consumer('baton', url, SENT, () => paced((t) => producer.start(task, { t })));
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Enqueue → start across processes with graphile-worker (addJob here, its runner in a consumer process). */
+export async function graphileEnqueueToStart(url: string): Promise<DueAtOnce> {
+  const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
+  pgPool.on('error', () => {});
+  try {
+    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
+    try {
+      return await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
+    } finally {
+      await utils.release();
+    }
+  } finally {
+    await pgPool.end();
+  }
 }
 
 /**

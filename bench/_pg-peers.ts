@@ -32,7 +32,8 @@ const JOBS = 5_000;
 const CONCURRENCY = 10;
 const IDLE_MS = 10_000;
 
-async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+/** Runs `fn` on a fresh database of the server (dropped after). */
+export async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const name = `bench_pg_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: BASE_URL });
   await admin.connect();

@@ -58,6 +58,9 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'context.plan_protocol_example_ms': { op: '<=', value: 50 },
   // Issue 15 item 4: `import 'baton'` in a fresh process (built package).
   'import.root_ms': { op: '<=', value: 100 },
+  // Issue 13: enqueue → start across processes on Postgres.
+  'pg_enqueue_start.baton_p50_ms': { op: '<=', value: 3 },
+  'pg_enqueue_start.baton_p99_ms': { op: '<=', value: 15 },
   'parse_time.warm_per_s': { op: '>=', factor: 0.1, of: 'parse_time.floor_warm_per_s' },
   // The first lunar date loads lunar-javascript (~150 ms idle) inside the cold pass.
   'parse_time.cold_per_s': { op: '>=', factor: 0.05, of: 'parse_time.floor_cold_per_s' },
