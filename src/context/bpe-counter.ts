@@ -142,6 +142,17 @@ export class BpeMerger {
 
   /** The number of tokens of one regex piece. */
   countPiece(text: string): number {
+    // ASCII (most pieces that need merging): the parts are the char codes' byte tokens.
+    const length = text.length;
+    let ascii = 0;
+    for (let i = 0; i < length; i++) ascii |= text.charCodeAt(i);
+    if (ascii < 0x80) {
+      if (length <= 1) return length;
+      this.reserve(length);
+      const single = this.tables.singleByte;
+      for (let i = 0; i < length; i++) this.rank[i] = single[text.charCodeAt(i)]!;
+      return length > LONG_PIECE ? mergeLongPiece(this, this.rank, length) : this.mergeShort(length);
+    }
     const [bytes, n] = utf8(text, this.buffer);
     this.buffer = bytes;
     if (n <= 1) return n;
@@ -149,30 +160,23 @@ export class BpeMerger {
     const parts = this.rank;
     const single = this.tables.singleByte;
     let m = 0;
-    let ascii = true;
-    for (let i = 0; i < n; i++) if (bytes[i]! >= 0x80) ascii = false;
-    if (ascii) {
-      for (let i = 0; i < n; i++) parts[i] = single[bytes[i]!]!;
-      m = n;
-    } else {
-      // Whole characters where that is exact (bpe-chars.ts), bytes elsewhere.
-      const touched = this.touched;
-      this.chars.markCross(bytes, n, touched);
-      for (let i = 0; i < n; ) {
-        const b = bytes[i]!;
-        const len = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
-        let token = NO_RANK;
-        if (len > 1 && i + len <= n) {
-          let clear = true;
-          for (let k = i; k < i + len; k++) if (touched[k] !== 0) clear = false;
-          if (clear) token = this.chars.charToken(bytes, i, len);
-        }
-        if (token !== NO_RANK) {
-          parts[m++] = token;
-          i += len;
-        } else {
-          for (const end = Math.min(n, i + len); i < end; i++) parts[m++] = single[bytes[i]!]!;
-        }
+    // Whole characters where that is exact (bpe-chars.ts), bytes elsewhere.
+    const touched = this.touched;
+    this.chars.markCross(bytes, n, touched);
+    for (let i = 0; i < n; ) {
+      const b = bytes[i]!;
+      const len = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+      let token = NO_RANK;
+      if (len > 1 && i + len <= n) {
+        let clear = true;
+        for (let k = i; k < i + len; k++) if (touched[k] !== 0) clear = false;
+        if (clear) token = this.chars.charToken(bytes, i, len);
+      }
+      if (token !== NO_RANK) {
+        parts[m++] = token;
+        i += len;
+      } else {
+        for (const end = Math.min(n, i + len); i < end; i++) parts[m++] = single[bytes[i]!]!;
       }
     }
     if (m > LONG_PIECE) return mergeLongPiece(this, parts, m);
