@@ -21,14 +21,16 @@
  *   from /proc/thread-self/schedstat (Linux). The CPU time is what the sweep holds the loop for; the
  *   run-queue wait shows in the gaps above but is the machine's load, not the sweep (a loaded
  *   2-core machine preempts a busy thread for tens of ms, inside a COMMIT as anywhere).
- *   retention.idle_loop_block_p99_ms: the same 1 ms ticker's gaps with nothing to do, just before
- *   (what the machine alone does to the figure).
+ *   retention.idle_loop_block_p99_ms / _max_ms: the same 1 ms ticker's gaps with nothing to do, just
+ *   before (what the machine alone does to the figure). retention.sweep_cpu_max_ms and
+ *   retention.sweep_gc_pause_max_ms: the dearest sweep's own CPU time and V8's longest pause during
+ *   the backlog, so a long gap can be told apart: the sweep's work, a GC, or the machine's load.
  * - retention.gc_runs_per_s: `baton gc`'s rate (200 ms slices) over another 50,000 expired runs,
  *   median of 3. Target ≥ 10,000 (it was ≈ 74 before the runs.root_id index and batched sweeps).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
 import { ManualClock } from '../src/time/index.ts';
 import { retentionBatch } from './_retention-runs.ts';
@@ -125,6 +127,12 @@ async function sweepSlices(dir: string) {
   const waited: number[] = [];
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  // V8's own pauses during the backlog: a long one shows as a long gap that no sweep asked for.
+  const gcPauses: number[] = [];
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   let blocks: number[];
   try {
     blocks = await tickerGaps(async () => {
@@ -143,6 +151,7 @@ async function sweepSlices(dir: string) {
     });
   } finally {
     delay.disable();
+    gc.disconnect();
   }
   await store.close();
   const loop = quantiles(blocks);
@@ -151,7 +160,10 @@ async function sweepSlices(dir: string) {
     blockP99: loop.p99,
     blockMax: loop.max,
     idleP99: quantiles(idle).p99,
+    idleMax: quantiles(idle).max,
+    gcMax: quantiles(gcPauses).max,
     cpuP99: cpu.length > 0 ? quantiles(cpu).p99 : undefined,
+    cpuMax: cpu.length > 0 ? quantiles(cpu).max : undefined,
     waitedP99: waited.length > 0 ? quantiles(waited).p99 : undefined,
     // The histogram counts the 1 ms resolution itself as delay; it is taken off like the timer's.
     delayP99: Math.round(Math.max(0, delay.percentile(99) / 1e6 - 1) * 100) / 100,
@@ -196,10 +208,13 @@ export default async function bench(): Promise<Array<{ metric: string; value: nu
       { metric: 'retention.sweep_loop_block_max_ms', value: slices.blockMax, unit: 'ms' },
       { metric: 'retention.sweep_loop_delay_p99_ms', value: slices.delayP99, unit: 'ms' },
       { metric: 'retention.idle_loop_block_p99_ms', value: slices.idleP99, unit: 'ms' },
+      { metric: 'retention.idle_loop_block_max_ms', value: slices.idleMax, unit: 'ms' },
+      { metric: 'retention.sweep_gc_pause_max_ms', value: slices.gcMax, unit: 'ms' },
       ...(slices.cpuP99 === undefined
         ? []
         : [
             { metric: 'retention.sweep_cpu_p99_ms', value: slices.cpuP99, unit: 'ms' },
+            { metric: 'retention.sweep_cpu_max_ms', value: slices.cpuMax ?? 0, unit: 'ms' },
             { metric: 'retention.sweep_runqueue_p99_ms', value: slices.waitedP99 ?? 0, unit: 'ms' },
           ]),
       { metric: 'retention.write_slice_ms', value: WRITE_SLICE_MS, unit: 'ms' },
