@@ -6,33 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore, sqliteDriver } from '../store/index.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logStatements } from '../../test/statement-log.ts';
+import { openSqliteStore, type SqliteStore } from '../store/index.ts';
 import { BatonSaver } from './index.ts';
 
-type Prepare = (this: unknown, sql: string) => { run: Fn; get: Fn; all: Fn };
-type Fn = (...args: unknown[]) => unknown;
-
-const executed: string[] = [];
-const proto = sqliteDriver().Database.prototype as unknown as { prepare: Prepare };
-const original = proto.prepare;
-beforeAll(() => {
-  proto.prepare = function (this: unknown, sql: string) {
-    const statement = original.call(this, sql);
-    const text = sql.replace(/\s+/g, ' ').trim();
-    for (const method of ['run', 'get', 'all'] as const) {
-      const call = statement[method].bind(statement);
-      statement[method] = (...args: unknown[]) => {
-        executed.push(text);
-        return call(...args);
-      };
-    }
-    return statement;
-  };
-});
-afterAll(() => {
-  proto.prepare = original;
-});
+const { executed, count } = logStatements();
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
@@ -47,8 +26,6 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-const count = (pattern: RegExp) => executed.filter((sql) => pattern.test(sql)).length;
 
 const State = Annotation.Root({
   count: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),

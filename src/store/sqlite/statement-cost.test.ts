@@ -3,43 +3,18 @@
  * by the main thread's statements). Every statement the store executes is logged by wrapping the
  * driver's `prepare`; the assertions name the statements a run must not need.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logStatements } from '../../../test/statement-log.ts';
 import { defineTask } from '../../runtime/define-task.ts';
 import { type TestRuntime, testRuntime } from '../../testing/index.ts';
-import { sqliteDriver } from './driver.ts';
 
-type Prepare = (this: unknown, sql: string) => { run: Fn; get: Fn; all: Fn };
-type Fn = (...args: unknown[]) => unknown;
-
-const executed: string[] = [];
-const proto = sqliteDriver().Database.prototype as unknown as { prepare: Prepare };
-const original = proto.prepare;
-
-beforeAll(() => {
-  proto.prepare = function (this: unknown, sql: string) {
-    const statement = original.call(this, sql);
-    const text = sql.replace(/\s+/g, ' ').trim();
-    for (const method of ['run', 'get', 'all'] as const) {
-      const call = statement[method].bind(statement);
-      statement[method] = (...args: unknown[]) => {
-        executed.push(text);
-        return call(...args);
-      };
-    }
-    return statement;
-  };
-});
-afterAll(() => {
-  proto.prepare = original;
-});
+const { executed, count } = logStatements();
 
 let rt: TestRuntime | undefined;
 afterEach(async () => {
   await rt?.dispose();
   rt = undefined;
 });
-
-const count = (pattern: RegExp) => executed.filter((sql) => pattern.test(sql)).length;
 
 describe('statements per run (SQLite)', () => {
   it('a run on its first lease reads no steps or checkpoints, creation reads no root back, and ending searches no descendants', async () => {
