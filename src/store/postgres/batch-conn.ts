@@ -20,9 +20,12 @@
  * their runs in one statement (see `lockRunTree`), and forgets a row as soon as a statement of the
  * batch may have changed it (`Touch`).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { RunRecord } from '../records.ts';
 import { PG_TYPES } from './sql.ts';
+
+/** The column of the statement that reports a first try's transaction id (see `begin`). */
+const XID_COLUMN = 'baton_xid';
 
 /**
  * Which rows of `runs` a statement may change, so that the rows the batch locked earlier are read
@@ -71,6 +74,12 @@ export class BatchConn {
   /** Statements kept for the next round trip. */
   private kept: Kept[] = [];
   private readonly lockedRuns = new Map<string, LockedRun>();
+  /**
+   * The transaction's id (txid_current, as text) once a round trip has answered it: in a first
+   * try it is asked for with BEGIN, so that a last message lost with its connection can be settled
+   * (commit-message.ts). Read from the row as it arrives, even when the message then fails.
+   */
+  xid: string | undefined;
 
   constructor(
     readonly client: pg.PoolClient,
@@ -79,6 +88,28 @@ export class BatchConn {
     /** Runs that writes later in this batch will lock (see PgWriteQueue.run). */
     readonly upcomingLocks: () => string[],
   ) {}
+
+  /**
+   * Starts the transaction: BEGIN, and in a first try the transaction's id right after it, both
+   * kept for the first round trip (an id is assigned now rather than at the first write; every
+   * batch writes).
+   */
+  async begin(): Promise<void> {
+    await this.later('BEGIN', [], 'none');
+    if (this.fast)
+      this.kept.push({ text: `SELECT txid_current() AS ${XID_COLUMN}`, rows: [], footprint: undefined });
+  }
+
+  /**
+   * Sends whatever was kept and then `tail` (COMMIT and what follows it), all in one message; its
+   * rows reach `onRow` as they arrive. Kept statements' results are filled in when it succeeds.
+   */
+  async sendWith(tail: string, onRow: (row: Record<string, unknown>) => void): Promise<void> {
+    const kept = this.kept;
+    this.kept = [];
+    const results = await this.send([...this.render(kept), tail].join(';\n'), onRow);
+    this.fill(kept, results);
+  }
 
   /** Sends a statement (with whatever was kept) and returns its rows. */
   async query<R>(text: string, values: readonly unknown[], touches: Touch): Promise<QueryResult<R>> {
@@ -168,22 +199,48 @@ export class BatchConn {
   private async sendKept(): Promise<pg.QueryResult | undefined> {
     const kept = this.kept;
     this.kept = [];
-    const text = kept
-      .map((k) => {
-        if (k.text !== undefined) return k.text;
-        const { text, values } = (k.spec as RowStatement).render(k.rows);
-        return renderLiterals(text, values);
-      })
-      .join(';\n');
-    // Several statements answer with one result each, in order; the last one was asked for.
-    const answer = (await this.client.query({ text, types: PG_TYPES })) as pg.QueryResult | pg.QueryResult[];
-    const results = Array.isArray(answer) ? answer : [answer];
+    const results = await this.send(this.render(kept).join(';\n'));
+    this.fill(kept, results);
+    // The last statement was the one asked for.
+    return results.at(-1);
+  }
+
+  private render(kept: readonly Kept[]): string[] {
+    return kept.map((k) => {
+      if (k.text !== undefined) return k.text;
+      const { text, values } = (k.spec as RowStatement).render(k.rows);
+      return renderLiterals(text, values);
+    });
+  }
+
+  /** Several statements answer with one result each, in order. */
+  private fill(kept: readonly Kept[], results: readonly pg.QueryResult[]): void {
     kept.forEach((k, i) => {
       if (!k.result) return;
       k.result.rows = results[i]?.rows ?? [];
       k.result.rowCount = results[i]?.rowCount ?? 0;
     });
-    return results.at(-1);
+  }
+
+  /** One simple-protocol message; the transaction id is taken from its row the moment it arrives. */
+  private send(text: string, onRow?: (row: Record<string, unknown>) => void): Promise<pg.QueryResult[]> {
+    return new Promise((resolve, reject) => {
+      const query = new pg.Query(
+        { text, types: PG_TYPES },
+        undefined,
+        (error: Error | undefined, answer: pg.QueryResult | pg.QueryResult[]) => {
+          if (error) reject(error);
+          else resolve(Array.isArray(answer) ? answer : [answer]);
+        },
+      );
+      const watchXid = this.xid === undefined && this.fast;
+      if (watchXid || onRow)
+        query.on('row', (row: Record<string, unknown>) => {
+          if (watchXid && row[XID_COLUMN] !== undefined) this.xid = String(row[XID_COLUMN]);
+          onRow?.(row);
+        });
+      this.client.query(query);
+    });
   }
 
   private touch(touches: Touch): void {

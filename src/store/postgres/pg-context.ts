@@ -88,8 +88,8 @@ export class PgContext {
     return () => this.listeners.delete(listener);
   }
 
-  /** The channels other processes are told about after a commit that appended `events`. */
-  private wakeChannels(events: readonly BatonEvent[], wake: boolean): WakeChannel[] {
+  /** The channels other processes are told about after a commit that appends events of these types. */
+  private wakeChannels(events: ReadonlyArray<{ readonly type: string }>, wake: boolean): WakeChannel[] {
     if (!this.wakeups) return [];
     const channels: WakeChannel[] = [];
     if (events.length > 0) channels.push('events');
@@ -155,12 +155,16 @@ export class PgContext {
    * that append events take their ids one after another. The lock is taken last and nothing that
    * waits on another lock follows it, so it cannot deadlock; transactions without events skip it.
    */
-  private async flushEvents(batch: BatchConn, scopes: readonly WriteScope[]): Promise<void> {
+  private async flushEvents(
+    batch: BatchConn,
+    scopes: readonly WriteScope[],
+  ): Promise<(() => void) | undefined> {
     const pending = scopes.flatMap((s) => s.events);
-    if (pending.length === 0) return;
+    if (pending.length === 0) return undefined;
     await batch.later('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_EVENTS, this.t.schema], 'none');
-    // One contiguous block of ids, reserved while the lock is held, numbered in append order.
-    const { rows } = await batch.query<{ id: number }>(
+    // One contiguous block of ids, reserved while the lock is held, numbered in append order. In a
+    // first try the insert goes with the COMMIT; its ids are read once the message has answered.
+    const inserted = await batch.laterQuery<{ id: number }>(
       `WITH block AS (SELECT setval($1::regclass, nextval($1::regclass) + $2 - 1) AS last)
        INSERT INTO ${this.t.events} (id, run_id, root_id, type, at, data)
        SELECT block.last - $2 + e.n, e.run_id, e.root_id, e.type, e.at, e.data
@@ -178,17 +182,19 @@ export class PgContext {
       ],
       'none',
     );
-    let id = rows.reduce((min, r) => Math.min(min, r.id), Number.POSITIVE_INFINITY);
-    for (const scope of scopes)
-      for (const p of scope.events)
-        scope.appended.push({
-          id: id++,
-          runId: p.event.runId,
-          rootId: p.rootId,
-          type: p.event.type,
-          at: p.at,
-          data: p.event.data,
-        });
+    return () => {
+      let id = inserted.rows.reduce((min, r) => Math.min(min, r.id), Number.POSITIVE_INFINITY);
+      for (const scope of scopes)
+        for (const p of scope.events)
+          scope.appended.push({
+            id: id++,
+            runId: p.event.runId,
+            rootId: p.rootId,
+            type: p.event.type,
+            at: p.at,
+            data: p.event.data,
+          });
+    };
   }
 
   /**
@@ -218,18 +224,27 @@ export class PgContext {
   }
 }
 
+/** Where a lost connection left a write: before COMMIT (false), in doubt (true), or known committed. */
+export type Committing = boolean | 'kept';
+
 /**
  * The database could not be reached or the connection broke: STORE_UNAVAILABLE (HTTP 503), as
  * SQLite reports a full disk. The runtime keeps the run under its lease and retries after it.
  */
-export function storeUnavailable(location: string, cause: unknown, committing = false): BatonError {
+export function storeUnavailable(
+  location: string,
+  cause: unknown,
+  committing: Committing = false,
+): BatonError {
   const code = (cause as { code?: unknown } | null)?.code;
   const message = cause instanceof Error ? cause.message : String(cause);
   return new BatonError(
     'STORE_UNAVAILABLE',
-    committing
-      ? `${location}: the connection was lost during COMMIT (${message}); the write may or may not have been kept`
-      : `${location} cannot be reached (${message}); nothing of the failed write was kept`,
+    committing === 'kept'
+      ? `${location}: the connection was lost after COMMIT (${message}); the write was kept, its answer was lost`
+      : committing
+        ? `${location}: the connection was lost during COMMIT (${message}); the write may or may not have been kept`
+        : `${location} cannot be reached (${message}); nothing of the failed write was kept`,
     { cause, data: { location, ...(typeof code === 'string' ? { pgCode: code } : {}) } },
   );
 }

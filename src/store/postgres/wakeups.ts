@@ -24,6 +24,7 @@ import pg from 'pg';
 import type { Clock, TimerHandle } from '../../time/index.ts';
 import type { WakeChannel } from '../store.ts';
 import { literal } from './batch-conn.ts';
+import { HINT_MARK } from './commit-message.ts';
 
 export type WakeupMode = 'listen' | 'poll';
 
@@ -61,10 +62,11 @@ export interface CommitHint {
 
 /**
  * Hints on `names`, one implicit transaction that commits without waiting for its WAL flush. The
- * first statement answers a row before anything can fail (set_config is local to the transaction).
+ * first statement answers a row before anything can fail (set_config is local to the transaction);
+ * its column is HINT_MARK, so that a message carrying statements before the COMMIT can tell it apart.
  */
 function notifySql(names: readonly string[]): string {
-  return `SELECT set_config('synchronous_commit', 'off', true);\nSELECT ${names
+  return `SELECT set_config('synchronous_commit', 'off', true) AS ${HINT_MARK};\nSELECT ${names
     .map((n) => `pg_notify(${literal(n)}, '')`)
     .join(', ')}`;
 }

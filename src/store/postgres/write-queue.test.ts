@@ -21,7 +21,7 @@ function queueOn(url: string, sleeps: number[] = []) {
   pool.on('error', () => {});
   pools.push(pool);
   const hooks: WriteQueueHooks = {
-    flushEvents: async () => {},
+    flushEvents: async () => undefined,
     wakeChannels: () => [],
     commitHint: () => undefined,
     publish: () => {},

@@ -21,14 +21,22 @@
  * process: a batch that had not reached COMMIT was rolled back by the server, so it runs again, in
  * order, on a new connection after a short backoff (for UNAVAILABLE_AFTER_MS at most, then
  * STORE_UNAVAILABLE).
- * A COMMIT whose answer was lost may have been applied, so those writes fail as STORE_UNAVAILABLE:
- * the runtime then leaves the run under its lease and lease recovery continues it from what was kept.
+ * A first try ends in one message — its kept statements, COMMIT and the hints (commit-message.ts):
+ * a queued run is one round trip. If that message's answer is lost, the transaction id the batch
+ * read with its BEGIN settles it on another connection (in-doubt.ts): aborted, the writes run again
+ * like any batch lost before COMMIT; committed, they fail as STORE_UNAVAILABLE saying they were kept.
+ * Only a message lost with no id and no word from the server (a network cut that ate the answer)
+ * stays in doubt. A careful try sends COMMIT alone, and a lost one stays in doubt. Writes in doubt
+ * fail as STORE_UNAVAILABLE: the runtime then leaves the run under its lease and lease recovery
+ * continues it from what was kept.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { type BatonEvent, isBatonError } from '../../core/index.ts';
 import type { WakeChannel } from '../store.ts';
 import { BatchConn } from './batch-conn.ts';
-import { commit } from './commit-message.ts';
+import { commit, commitKept } from './commit-message.ts';
+import { InDoubt, xactStatus } from './in-doubt.ts';
+import type { Committing } from './pg-context.ts';
 import { isConnectionLoss, RETRYABLE_STATES, sqlState } from './sql.ts';
 import type { CommitHint } from './wakeups.ts';
 import { AfterCommit, Tx, type WriteOp, WriteScope } from './write-tx.ts';
@@ -84,10 +92,13 @@ const RECONNECT_BASE_MS = 200;
 export const RECONNECT_MAX_MS = 500;
 
 export interface WriteQueueHooks {
-  /** Inserts the batch's events (and assigns their ids) just before COMMIT. */
-  flushEvents: (batch: BatchConn, scopes: readonly WriteScope[]) => Promise<void>;
+  /**
+   * Inserts the batch's events just before COMMIT; the function it returns, called once committed,
+   * gives them their ids (`WriteScope.appended`).
+   */
+  flushEvents: (batch: BatchConn, scopes: readonly WriteScope[]) => Promise<(() => void) | undefined>;
   /** The channels to notify other processes on after a commit appending `events` (`wake`: something came due). */
-  wakeChannels: (events: readonly BatonEvent[], wake: boolean) => WakeChannel[];
+  wakeChannels: (events: ReadonlyArray<{ readonly type: string }>, wake: boolean) => WakeChannel[];
   /** Takes those of `channels` whose notification can ride in the COMMIT's message (wakeups.ts). */
   commitHint: (channels: readonly WakeChannel[]) => CommitHint | undefined;
   /** Called after each commit with the events it appended and the channels still to notify. */
@@ -95,7 +106,7 @@ export interface WriteQueueHooks {
   /** Waits between reconnection attempts (the store's clock). */
   sleep: (ms: number) => Promise<void>;
   /** The error a write gets when its connection could not be kept (STORE_UNAVAILABLE). */
-  unavailable: (cause: unknown, committing: boolean) => Error;
+  unavailable: (cause: unknown, committing: Committing) => Error;
 }
 
 export class PgWriteQueue {
@@ -107,6 +118,8 @@ export class PgWriteQueue {
   maxBatch = 0;
   /** Batches run again on a new connection after theirs was lost before COMMIT. */
   reconnects = 0;
+  /** Last messages lost with their connection and settled by their transaction id, by outcome. */
+  readonly settled = { committed: 0, aborted: 0, unknown: 0 };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -163,15 +176,62 @@ export class PgWriteQueue {
       broken = error;
     };
     client.on('error', onError);
+    let doubt: InDoubt<Pending> | undefined;
     try {
       await this.runBatch(client, batch, () => broken !== undefined, onError);
     } catch (error) {
+      if (error instanceof InDoubt) doubt = error as InDoubt<Pending>;
       // The connection is in an unknown state (a query outside any write failed): drop it.
       broken ??= error instanceof Error ? error : new Error(String(error));
     } finally {
       client.off('error', onError);
       client.release(broken);
     }
+    // On another connection, once this one is back in the pool (a pool of one must not wait on it).
+    if (doubt) await this.settle(doubt);
+  }
+
+  /**
+   * A first try's last message (its kept statements and COMMIT) was lost with its connection, after
+   * the transaction's id had arrived: asks the server what became of that transaction before any
+   * later write runs. Aborted: nothing was kept, the writes run again in order, as after any
+   * connection lost before COMMIT. Committed: the writes were kept but their answers (a claim's
+   * runs, events' ids) were lost, so they fail as STORE_UNAVAILABLE saying so, as a lost COMMIT
+   * always did. Still in progress (the session outlived our socket): its backend is ended, which
+   * settles it. A server that stays unreachable leaves it in doubt (STORE_UNAVAILABLE).
+   */
+  private async settle(d: InDoubt<Pending>): Promise<void> {
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      let status: string | undefined;
+      try {
+        status = await xactStatus(this.pool, d.xid, d.pid);
+      } catch (error) {
+        if (!isConnectionLoss(error)) break;
+      }
+      if (status === 'aborted') {
+        this.settled.aborted++;
+        this.lostBeforeCommit(d.batch, d.cause);
+        return;
+      }
+      if (status === 'committed') {
+        this.settled.committed++;
+        const kept = this.hooks.unavailable(d.cause, 'kept');
+        for (const p of d.batch) p.reject(kept);
+        // Other processes may not have heard: the hints ride again, on their own.
+        if (d.channels.length > 0) this.hooks.publish([], d.channels);
+        return;
+      }
+      if (status !== undefined && status !== 'in progress') break;
+      if (waited >= UNAVAILABLE_AFTER_MS) break;
+      // In progress: its backend was just told to end; unreachable: the server restarts.
+      const ms = status === 'in progress' ? 10 : Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt);
+      await this.hooks.sleep(ms);
+      waited += ms;
+    }
+    this.settled.unknown++;
+    const final = this.hooks.unavailable(d.cause, true);
+    for (const p of d.batch) p.reject(final);
   }
 
   /** Runs the batch; throws only when the connection itself failed (every write is settled or queued first). */
@@ -205,12 +265,12 @@ export class PgWriteQueue {
     let retry: Pending[] = [];
     let index = 0;
     let committing = false;
-    let events: BatonEvent[] = [];
     let channels: WakeChannel[] = [];
     let hint: CommitHint | undefined;
+    let numbered: (() => void) | undefined;
     const conn = new BatchConn(client, !careful, () => batch.slice(index + 1).flatMap((p) => p.locks ?? []));
     try {
-      await conn.later('BEGIN', [], 'none');
+      await conn.begin();
       for (; index < batch.length; index++) {
         const pending = batch[index] as Pending;
         const scope = new WriteScope();
@@ -245,43 +305,50 @@ export class PgWriteQueue {
           failed.push({ pending, error });
         }
       }
-      try {
-        await this.hooks.flushEvents(
-          conn,
-          done.map((d) => d.scope),
-        );
-        // Everything kept runs before COMMIT, which goes alone: a COMMIT whose answer is lost may
-        // have been applied, and only the COMMIT should be in that doubt.
-        await conn.flush();
-      } catch (error) {
-        if (careful || isConnectionLoss(error) || cut()) throw error;
-        await client.query('ROLLBACK');
-        return 'again';
-      }
-      committing = true;
-      events = done.flatMap((d) => d.scope.appended);
+      const scopes = done.map((d) => d.scope);
+      numbered = await this.hooks.flushEvents(conn, scopes);
       channels = this.hooks.wakeChannels(
-        events,
-        done.some((d) => d.scope.wake),
+        scopes.flatMap((s) => s.events.map((e) => e.event)),
+        scopes.some((s) => s.wake),
       );
-      hint = this.hooks.commitHint(channels);
-      await commit(client, hint, broke);
+      if (careful) {
+        // Everything runs before COMMIT, which goes alone: it is the only statement that can be in
+        // doubt when the connection is lost, and a careful try reads no transaction id.
+        await conn.flush();
+        committing = true;
+        hint = this.hooks.commitHint(channels);
+        await commit(client, hint, broke);
+      } else {
+        // A first try ends in one message: what it kept, COMMIT, the hints. A failing statement
+        // makes the server skip the rest (COMMIT too); a lost answer is settled by the xid.
+        committing = true;
+        hint = this.hooks.commitHint(channels);
+        await commitKept(conn, hint, broke);
+      }
     } catch (error) {
+      const lost = isConnectionLoss(error) || cut();
       await client.query('ROLLBACK').catch(() => {});
-      if (!committing && (isConnectionLoss(error) || cut())) {
+      if (!careful && !lost) return 'again';
+      // A first try's last message: the server ran it up to its transaction id (which arrived),
+      // or did not get that far — it reported why (a terminated session: an error from the
+      // server itself) before running the rest, so nothing of it can have committed.
+      const unsent = committing && !careful && conn.xid === undefined && error instanceof pg.DatabaseError;
+      if (lost && (!committing || unsent)) {
         // Nothing of this transaction was kept: run every write of it again, in the same order,
         // on a new connection (a restarted server, a terminated session, a broken socket).
         this.lostBeforeCommit(batch, error);
         throw error;
       }
+      if (lost && !careful && conn.xid !== undefined)
+        throw new InDoubt<Pending>(batch, conn.xid, pidOf(client), channels, error);
       // A lost COMMIT may or may not have been applied: those writes cannot simply run again.
-      const final =
-        committing && (isConnectionLoss(error) || cut()) ? this.hooks.unavailable(error, true) : error;
+      const final = committing && lost ? this.hooks.unavailable(error, true) : error;
       for (const d of done) d.pending.reject(final);
       for (const f of failed) f.pending.reject(f.error);
       for (const p of batch.slice(index)) p.reject(final);
       throw error;
     }
+    numbered?.();
     this.commits++;
     this.backoffMs = 0;
     this.maxBatch = Math.max(this.maxBatch, done.length + failed.length);
@@ -299,6 +366,7 @@ export class PgWriteQueue {
       });
     for (const f of failed) settled.set(f.pending, () => f.pending.reject(f.error));
     for (const p of batch) settled.get(p)?.();
+    const events = done.flatMap((d) => d.scope.appended);
     const left = channels.filter((c) => !hint?.channels.includes(c));
     if (events.length > 0 || left.length > 0) this.hooks.publish(events, left);
   }
@@ -329,4 +397,10 @@ export class PgWriteQueue {
     write.retries++;
     this.pending.unshift(write, ...after);
   }
+}
+
+/** The server process of a pooled connection (from its BackendKeyData). */
+function pidOf(client: pg.PoolClient): number | undefined {
+  const pid = (client as unknown as { processID?: unknown }).processID;
+  return typeof pid === 'number' ? pid : undefined;
 }
