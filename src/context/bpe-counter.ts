@@ -250,8 +250,12 @@ const MEMO_SLOTS = 1 << MEMO_BITS;
 class PieceMemo {
   /** Slot i: [2i] the piece's hash, [2i + 1] index + 1 of its entry (0: empty). */
   private readonly slots = new Int32Array(MEMO_SLOTS * 2);
-  private readonly pieces: string[] = [];
-  private readonly counts: number[] = [];
+  // Preallocated, so every memo's arrays have one elements kind from the start: a `[]` that turns
+  // from small integers to strings on its first push has another map in each new memo, and the
+  // optimized lookup would be deoptimized for the next counter.
+  private readonly pieces = new Array<string>(MEMO_ENTRIES).fill('');
+  private readonly counts = new Int32Array(MEMO_ENTRIES);
+  private size = 0;
   constructor(private readonly merger: BpeMerger) {}
 
   /** The tokens of text[start, end), whose hashRange is `h`. */
@@ -272,16 +276,17 @@ class PieceMemo {
     // slicing again flattens a copy of just this piece.
     const piece = length < 13 ? text.slice(start, end) : `${text.slice(start, end)} `.slice(0, -1);
     const n = this.merger.countPiece(piece);
-    if (pieces.length >= MEMO_ENTRIES) {
+    if (this.size >= MEMO_ENTRIES) {
       slots.fill(0);
-      pieces.length = 0;
-      this.counts.length = 0;
+      pieces.fill('');
+      this.size = 0;
       i = Math.imul(h, 0x9e3779b1) >>> (32 - MEMO_BITS);
       while (slots[i * 2 + 1] !== 0) i = (i + 1) & (MEMO_SLOTS - 1);
     }
+    pieces[this.size] = piece;
+    this.counts[this.size] = n;
     slots[i * 2] = h;
-    slots[i * 2 + 1] = pieces.push(piece);
-    this.counts.push(n);
+    slots[i * 2 + 1] = ++this.size;
     return n;
   }
 }
@@ -294,6 +299,100 @@ class PieceMemo {
 const mergers = new WeakMap<BpeTables, BpeMerger>();
 
 /**
+ * One counter's state and its per-piece loop. A class rather than closures over the state: the
+ * optimized code of a closure inlines the closures it calls, so every new counter's closures were
+ * "wrong call targets" and the hot loop was deoptimized and compiled again for the second counter
+ * of a process (a new planner); methods of one class share their code across instances.
+ */
+class PieceCounter {
+  private readonly memo: PieceMemo;
+  // The tokens seen last, by hash (a direct-mapped 32 KB front of the rank table, whose 4 MB of
+  // slots cost a cache miss a piece): common words repeat, and a hit compares the token's own text.
+  private readonly front = new Array<string>(FRONT_SLOTS).fill('');
+  private readonly frontHash = new Int32Array(FRONT_SLOTS);
+
+  constructor(
+    private readonly tables: BpeTables,
+    private readonly merger: BpeMerger,
+    private readonly pieces: O200kPieces | undefined,
+    private readonly regex: RegExp,
+  ) {
+    this.memo = new PieceMemo(merger);
+  }
+
+  /** The tokens of `text`. */
+  count(text: string): number {
+    return this.pieces ? this.countByPieces(text, this.pieces) : this.countByRegex(text);
+  }
+
+  private countByPieces(text: string, pieces: O200kPieces): number {
+    const { tables, front, frontHash } = this;
+    let count = 0;
+    for (let i = 0; i < text.length; ) {
+      const end = pieces.end(text, i);
+      const h = hashRange(text, i, end);
+      const slot = Math.imul(h, 0x9e3779b1) >>> (32 - FRONT_BITS);
+      const known = front[slot]!;
+      if (frontHash[slot] === h && known.length === end - i && text.startsWith(known, i)) count++;
+      else {
+        const r = tables.rankOfHashedRange(text, i, end, h);
+        if (r !== NO_RANK) {
+          front[slot] = tables.text[r]!;
+          frontHash[slot] = h;
+          count++;
+        } else count += this.merged(text, i, end, h);
+      }
+      i = end;
+    }
+    return count;
+  }
+
+  private countByRegex(text: string): number {
+    // One match() call returns every piece; faster than an exec() loop building match objects.
+    const pieces = text.match(this.regex);
+    if (pieces === null) return 0;
+    const { tables } = this;
+    let count = 0;
+    for (const piece of pieces) {
+      const h = hashRange(piece, 0, piece.length);
+      count +=
+        tables.rankOfHashedRange(piece, 0, piece.length, h) !== NO_RANK
+          ? 1
+          : this.merged(piece, 0, piece.length, h);
+    }
+    return count;
+  }
+
+  /** The tokens of a piece that is no token, whose hashRange is `h`: split at cuts (bpe-cuts.ts). */
+  private merged(text: string, start: number, end: number, h: number): number {
+    // A piece of non-ASCII letters ends with one; other pieces are never cut.
+    if (end - start < 2 || text.charCodeAt(end - 1) < 0x80) return this.memo.count(text, start, end, h);
+    const cuts = this.merger.cuts;
+    let total = 0;
+    let from = start;
+    let a = text.charCodeAt(start);
+    for (let j = start + 1; j < end; j++) {
+      const b = text.charCodeAt(j);
+      if (cuts.isCut(a, b)) {
+        total += this.segment(text, from, j);
+        from = j;
+      }
+      a = b;
+    }
+    return from === start ? this.memo.count(text, start, end, h) : total + this.segment(text, from, end);
+  }
+
+  /** A segment of a split piece: one character, a token, or merged through the memo. */
+  private segment(text: string, start: number, end: number): number {
+    if (end - start === 1) return this.merger.charCount(text.charCodeAt(start));
+    const h = hashRange(text, start, end);
+    return this.tables.rankOfHashedRange(text, start, end, h) !== NO_RANK
+      ? 1
+      : this.memo.count(text, start, end, h);
+  }
+}
+
+/**
  * Creates an exact counter for one rank table and its pre-tokenization regex (global, unicode).
  * With `pieces` (o200k), pieces are delimited by hand where that is exact (o200k-pieces.ts) and a
  * piece that is a token is found from its range, without building its string (most pieces).
@@ -304,70 +403,7 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
     merger = new BpeMerger(tables);
     mergers.set(tables, merger);
   }
-  const memo = new PieceMemo(merger);
-  const m = merger;
-  /** A segment of a split piece: one character, a token, or merged through the memo. */
-  const segment = (text: string, start: number, end: number): number => {
-    if (end - start === 1) return m.charCount(text.charCodeAt(start));
-    const h = hashRange(text, start, end);
-    return tables.rankOfHashedRange(text, start, end, h) !== NO_RANK ? 1 : memo.count(text, start, end, h);
-  };
-  /** The tokens of a piece that is no token, whose hashRange is `h`: split at cuts (bpe-cuts.ts). */
-  const merged = (text: string, start: number, end: number, h: number): number => {
-    // A piece of non-ASCII letters ends with one; other pieces are never cut.
-    if (end - start < 2 || text.charCodeAt(end - 1) < 0x80) return memo.count(text, start, end, h);
-    const cuts = m.cuts;
-    let total = 0;
-    let from = start;
-    let a = text.charCodeAt(start);
-    for (let j = start + 1; j < end; j++) {
-      const b = text.charCodeAt(j);
-      if (cuts.isCut(a, b)) {
-        total += segment(text, from, j);
-        from = j;
-      }
-      a = b;
-    }
-    return from === start ? memo.count(text, start, end, h) : total + segment(text, from, end);
-  };
-  // The tokens seen last, by hash (a direct-mapped 32 KB front of the rank table, whose 4 MB of
-  // slots cost a cache miss a piece): common words repeat, and a hit compares the token's own text.
-  const front = new Array<string>(FRONT_SLOTS).fill('');
-  const frontHash = new Int32Array(FRONT_SLOTS);
-  if (pieces)
-    return (text) => {
-      let count = 0;
-      for (let i = 0; i < text.length; ) {
-        const end = pieces.end(text, i);
-        const h = hashRange(text, i, end);
-        const slot = Math.imul(h, 0x9e3779b1) >>> (32 - FRONT_BITS);
-        const known = front[slot]!;
-        if (frontHash[slot] === h && known.length === end - i && text.startsWith(known, i)) count++;
-        else {
-          const r = tables.rankOfHashedRange(text, i, end, h);
-          if (r !== NO_RANK) {
-            front[slot] = tables.text[r]!;
-            frontHash[slot] = h;
-            count++;
-          } else count += merged(text, i, end, h);
-        }
-        i = end;
-      }
-      return count;
-    };
   const regex = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
-  return (text) => {
-    // One match() call returns every piece; faster than an exec() loop building match objects.
-    const pieces = text.match(regex);
-    if (pieces === null) return 0;
-    let count = 0;
-    for (const piece of pieces) {
-      const h = hashRange(piece, 0, piece.length);
-      count +=
-        tables.rankOfHashedRange(piece, 0, piece.length, h) !== NO_RANK
-          ? 1
-          : merged(piece, 0, piece.length, h);
-    }
-    return count;
-  };
+  const counter = new PieceCounter(tables, merger, pieces, regex);
+  return (text) => counter.count(text);
 }
