@@ -16,22 +16,29 @@
  *   printed beside retention.write_slice_ms (the 4 ms slice a sweep must stay within, issue 11
  *   item 3). retention.sweep_loop_delay_p99_ms: the same from `monitorEventLoopDelay` (1 ms
  *   resolution).
- * - retention.sweep_cpu_p99_ms / retention.sweep_runqueue_p99_ms: per sweep, the main thread's own
- *   CPU time and the time it waited on the kernel's run queue (other processes held the cores),
- *   from /proc/thread-self/schedstat (Linux). The CPU time is what the sweep holds the loop for; the
- *   run-queue wait shows in the gaps above but is the machine's load, not the sweep (a loaded
- *   2-core machine preempts a busy thread for tens of ms, inside a COMMIT as anywhere).
- *   retention.idle_loop_block_p99_ms / _max_ms: the same 1 ms ticker's gaps with nothing to do, just
- *   before (what the machine alone does to the figure). retention.sweep_cpu_max_ms and
- *   retention.sweep_gc_pause_max_ms: the dearest sweep's own CPU time and V8's longest pause during
- *   the backlog, so a long gap can be told apart: the sweep's work, a GC, or the machine's load.
+ * - retention.sweep_hold_p99_ms / _max_ms: per sweep, how long its write transaction held the event
+ *   loop, BEGIN to COMMIT, as the store itself reports it (commitStats.holds, also on /metrics as
+ *   baton_sqlite_write_hold_*): the figure the target is about, without the ticker's resolution.
+ *   It is wall time, so it includes what the machine did to the thread meanwhile. Each sweep's
+ *   transaction is therefore told apart from /proc/thread-self (Linux), sampled at its BEGIN and at
+ *   its COMMIT: preempted (an involuntary context switch or run-queue wait), blocked in the kernel
+ *   (a voluntary switch: I/O), or a V8 GC pause inside it;
+ *   retention.sweep_hold_undisturbed_max_ms is the longest hold of the sweeps that had none of those
+ *   (the sweep's own work; a hypervisor taking the virtual CPU away is still invisible there), and
+ *   retention.sweeps_over_slice / _preempted / _blocked / _gc count the sweeps that held the loop
+ *   longer than the write slice and why. (The thread's CPU time from schedstat was reported here
+ *   before; the kernel updates it for a running thread only at ticks and switches, so single sweeps
+ *   read milliseconds off either way.)
+ *   retention.idle_loop_block_p99_ms / _max_ms: the 1 ms ticker's gaps with nothing to do, just
+ *   before (what the machine alone does to the figure). retention.sweep_gc_pause_max_ms: V8's
+ *   longest pause during the backlog.
  * - retention.gc_runs_per_s: `baton gc`'s rate (200 ms slices) over another 50,000 expired runs,
  *   median of 3. Target ≥ 10,000 (it was ≈ 74 before the runs.root_id index and batched sweeps).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
+import { openSqliteStore, type SqliteStore, sqliteDriver } from '../src/store/index.ts';
 import { ManualClock } from '../src/time/index.ts';
 import { retentionBatch } from './_retention-runs.ts';
 import { median, withTempDir } from './_stats.ts';
@@ -88,12 +95,88 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
 }
 
 const SCHEDSTAT = '/proc/thread-self/schedstat';
+const STATUS = '/proc/thread-self/status';
 
-/** This thread's CPU time and run-queue wait so far (ms), where the kernel tells them. */
-function threadTimes(): { cpu: number; waited: number } | undefined {
+interface ThreadState {
+  /** Time spent waiting on the run queue (ms). */
+  waited: number;
+  /** Context switches: voluntary (the thread slept in the kernel) and involuntary (preempted). */
+  voluntary: number;
+  involuntary: number;
+}
+
+/** What the kernel says of this thread so far, where it tells it (Linux). */
+function threadState(): ThreadState | undefined {
   if (!existsSync(SCHEDSTAT)) return undefined;
-  const [cpu = 0, waited = 0] = readFileSync(SCHEDSTAT, 'utf8').split(' ').map(Number);
-  return { cpu: cpu / 1e6, waited: waited / 1e6 };
+  const waited = Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1] ?? 0) / 1e6;
+  const status = readFileSync(STATUS, 'utf8');
+  const count = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+  return {
+    waited,
+    voluntary: count('voluntary_ctxt_switches'),
+    involuntary: count('nonvoluntary_ctxt_switches'),
+  };
+}
+
+type Run = (...args: unknown[]) => unknown;
+type Prepare = (this: unknown, sql: string) => { run: Run };
+
+/**
+ * What happened to the thread inside each write transaction: the driver's `prepare` is wrapped while
+ * the store opens, so its BEGIN samples the thread's state just before and its COMMIT or ROLLBACK
+ * just after (the samples themselves add ≈ 0.05 ms to each hold).
+ */
+function watchTransactions(): { windows: TxWindow[]; stop: () => void } {
+  const windows: TxWindow[] = [];
+  const proto = sqliteDriver().Database.prototype as unknown as { prepare: Prepare };
+  const original = proto.prepare;
+  let open: { state: ThreadState | undefined; start: number } | undefined;
+  proto.prepare = function (this: unknown, sql: string) {
+    const statement = original.call(this, sql);
+    const run = statement.run.bind(statement);
+    if (sql === 'BEGIN IMMEDIATE')
+      statement.run = (...args) => {
+        open = { state: threadState(), start: performance.now() };
+        return run(...args);
+      };
+    else if (sql === 'COMMIT' || sql === 'ROLLBACK')
+      statement.run = (...args) => {
+        try {
+          return run(...args);
+        } finally {
+          const end = performance.now();
+          const after = threadState();
+          const before = open?.state;
+          if (open && before && after)
+            windows.push({
+              start: open.start,
+              end,
+              preempted: after.involuntary > before.involuntary || after.waited - before.waited > 0.1,
+              blocked: after.voluntary > before.voluntary,
+            });
+          open = undefined;
+        }
+      };
+    return statement;
+  };
+  return { windows, stop: () => (proto.prepare = original) };
+}
+
+interface TxWindow {
+  start: number;
+  end: number;
+  /** An involuntary context switch or run-queue wait inside the transaction. */
+  preempted: boolean;
+  /** A voluntary switch: the thread slept in the kernel (I/O) inside the transaction. */
+  blocked: boolean;
+}
+
+/** A sweep's hold, and what else happened to the thread during it. */
+interface SweepHold {
+  holdMs: number;
+  preempted: boolean;
+  blocked: boolean;
+  gc: boolean;
 }
 
 /** The gaps of a 1 ms interval timer (less its 1 ms) while `during` runs. */
@@ -119,52 +202,76 @@ async function tickerGaps(during: () => Promise<void>): Promise<number[]> {
  * event-loop delay histogram.
  */
 async function sweepSlices(dir: string) {
-  const store = openSqliteStore(`${dir}/slices.db`);
+  const watch = watchTransactions();
+  let store: SqliteStore;
+  try {
+    store = openSqliteStore(`${dir}/slices.db`);
+  } finally {
+    watch.stop();
+  }
   await addFinished(store, 's', BACKLOG, Date.now() - 1);
   const idle = await tickerGaps(() => new Promise((resolve) => setTimeout(resolve, 2_000)));
   const times: number[] = [];
-  const cpu: number[] = [];
-  const waited: number[] = [];
+  const holds: SweepHold[] = [];
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   // V8's own pauses during the backlog: a long one shows as a long gap that no sweep asked for.
-  const gcPauses: number[] = [];
+  const gcPauses: Array<{ start: number; end: number }> = [];
   const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+    for (const entry of list.getEntries())
+      gcPauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
   });
   gc.observe({ entryTypes: ['gc'] });
+  const sweepWindows: Array<TxWindow | undefined> = [];
   let blocks: number[];
   try {
     blocks = await tickerGaps(async () => {
       for (;;) {
+        const seen = watch.windows.length;
         const t0 = performance.now();
-        const before = threadTimes();
         const { runs } = await store.sweep();
         times.push(performance.now() - t0);
-        const after = threadTimes();
-        if (before && after) {
-          cpu.push(after.cpu - before.cpu);
-          waited.push(after.waited - before.waited);
-        }
+        // A sweep is one transaction (the bench writes nothing else meanwhile).
+        sweepWindows.push(watch.windows.length === seen + 1 ? watch.windows[seen] : undefined);
+        holds.push({ holdMs: store.commitStats.holds.lastMs, preempted: false, blocked: false, gc: false });
         if (runs === 0) break;
       }
     });
+    // The observer reports pauses after the fact: match them to the sweeps once all are in.
+    await new Promise((resolve) => setTimeout(resolve, 10));
   } finally {
     delay.disable();
     gc.disconnect();
   }
+  holds.forEach((hold, i) => {
+    const w = sweepWindows[i];
+    // Without its window (never, unless the sweep wrote nothing) it counts as disturbed.
+    hold.preempted = w?.preempted ?? true;
+    hold.blocked = w?.blocked ?? false;
+    hold.gc = w !== undefined && gcPauses.some((p) => p.start < w.end && p.end > w.start);
+  });
   await store.close();
   const loop = quantiles(blocks);
+  const held = quantiles(holds.map((h) => h.holdMs));
+  const undisturbed = holds.filter((h) => !h.preempted && !h.blocked && !h.gc);
+  const over = holds.filter((h) => h.holdMs > WRITE_SLICE_MS);
   return {
     sweeps: quantiles(times),
     blockP99: loop.p99,
     blockMax: loop.max,
     idleP99: quantiles(idle).p99,
     idleMax: quantiles(idle).max,
-    gcMax: quantiles(gcPauses).max,
-    cpuP99: cpu.length > 0 ? quantiles(cpu).p99 : undefined,
-    cpuMax: cpu.length > 0 ? quantiles(cpu).max : undefined,
-    waitedP99: waited.length > 0 ? quantiles(waited).p99 : undefined,
+    gcMax: quantiles(gcPauses.map((p) => p.end - p.start)).max,
+    holdP99: held.p99,
+    holdMax: held.max,
+    undisturbed: undisturbed.length,
+    undisturbedMax: quantiles(undisturbed.map((h) => h.holdMs)).max,
+    over: {
+      all: over.length,
+      preempted: over.filter((h) => h.preempted).length,
+      blocked: over.filter((h) => h.blocked).length,
+      gc: over.filter((h) => h.gc).length,
+    },
     // The histogram counts the 1 ms resolution itself as delay; it is taken off like the timer's.
     delayP99: Math.round(Math.max(0, delay.percentile(99) / 1e6 - 1) * 100) / 100,
   };
@@ -210,13 +317,14 @@ export default async function bench(): Promise<Array<{ metric: string; value: nu
       { metric: 'retention.idle_loop_block_p99_ms', value: slices.idleP99, unit: 'ms' },
       { metric: 'retention.idle_loop_block_max_ms', value: slices.idleMax, unit: 'ms' },
       { metric: 'retention.sweep_gc_pause_max_ms', value: slices.gcMax, unit: 'ms' },
-      ...(slices.cpuP99 === undefined
-        ? []
-        : [
-            { metric: 'retention.sweep_cpu_p99_ms', value: slices.cpuP99, unit: 'ms' },
-            { metric: 'retention.sweep_cpu_max_ms', value: slices.cpuMax ?? 0, unit: 'ms' },
-            { metric: 'retention.sweep_runqueue_p99_ms', value: slices.waitedP99 ?? 0, unit: 'ms' },
-          ]),
+      { metric: 'retention.sweep_hold_p99_ms', value: slices.holdP99, unit: 'ms' },
+      { metric: 'retention.sweep_hold_max_ms', value: slices.holdMax, unit: 'ms' },
+      { metric: 'retention.sweep_hold_undisturbed_max_ms', value: slices.undisturbedMax, unit: 'ms' },
+      { metric: 'retention.sweeps_undisturbed', value: slices.undisturbed, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice', value: slices.over.all, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice_preempted', value: slices.over.preempted, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice_blocked', value: slices.over.blocked, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice_gc', value: slices.over.gc, unit: 'sweeps' },
       { metric: 'retention.write_slice_ms', value: WRITE_SLICE_MS, unit: 'ms' },
       { metric: 'retention.gc_runs_per_s', value: median(rates), unit: 'runs/s' },
     ];

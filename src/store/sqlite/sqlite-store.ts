@@ -4,6 +4,7 @@
  * the write queue so that the writes of one event-loop turn share one transaction, and the fdatasync
  * that makes them durable runs off the event loop (write-queue.ts, wal-sync.ts).
  */
+import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
@@ -31,6 +32,7 @@ import type {
   RunPatch,
   RunQuery,
   Store,
+  StoreHealth,
   SweepOptions,
   SweepResult,
   TransitionGuard,
@@ -40,6 +42,7 @@ import { type Checkpointer, walCheckpointer } from './checkpointer.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { sqliteDriver } from './driver.ts';
+import { sqliteHealth } from './health.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
 import { type OpenOptions, openDatabase } from './open-database.ts';
 import * as runs from './run-writes.ts';
@@ -104,7 +107,10 @@ export class SqliteStore implements Store {
     return this.graphs;
   }
 
-  /** Group-commit figures: commits, WAL syncs, the largest batch so far, and checkpoints. */
+  /**
+   * Group-commit figures: commits, WAL syncs, the largest batch so far, checkpoints, and how long
+   * write transactions held the event loop (the last, the longest, how many past the write slice).
+   */
   get commitStats() {
     const q = this.ctx.queue;
     const c = this.checkpointer?.stats;
@@ -113,7 +119,28 @@ export class SqliteStore implements Store {
       syncs: q.syncs,
       maxBatch: q.maxBatch,
       checkpoints: { offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
+      holds: { ...q.holds },
     };
+  }
+
+  /**
+   * For `/health` and `/metrics`: how long writes held the event loop (what a time-aware process
+   * most needs to know of its embedded database), commits, checkpoints and the WAL's size — with a
+   * warning when the WAL outgrows what checkpoints keep it to (a reader that never ends pins it).
+   */
+  async health(): Promise<StoreHealth> {
+    this.guard();
+    return sqliteHealth(this.commitStats, this.walBytes());
+  }
+
+  private walBytes(): number {
+    if (this.ctx.db.memory) return 0;
+    try {
+      return statSync(`${databaseFile(this.ctx.db)}-wal`).size;
+    } catch {
+      // No WAL file (rollback journal, or nothing committed yet).
+      return 0;
+    }
   }
 
   private guard(): void {

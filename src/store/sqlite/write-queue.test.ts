@@ -275,3 +275,33 @@ describe('the COMMIT time a write is told (a sweep sizes its next batches by it)
     db.close();
   });
 });
+
+describe('how long transactions held the event loop', () => {
+  it('records the last and longest hold, BEGIN to COMMIT or ROLLBACK, and counts holds past the slice', async () => {
+    const db = new Database(join(dir, `q${n++}.db`));
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+    // The clock moves only when a write says how long it works.
+    let ms = 0;
+    const queue = new WriteQueue(db, () => {}, { sliceMs: 4, monotonic: () => ms });
+    const write = (workMs: number, fail = false) =>
+      queue.run(() => {
+        ms += workMs;
+        if (fail) throw new Error('no');
+        db.prepare('INSERT INTO t (v) VALUES (1)').run();
+      });
+    expect(queue.holds).toEqual({ lastMs: 0, maxMs: 0, overSlice: 0 });
+    await write(7);
+    expect(queue.holds).toEqual({ lastMs: 7, maxMs: 7, overSlice: 1 });
+    await write(1);
+    expect(queue.holds).toEqual({ lastMs: 1, maxMs: 7, overSlice: 1 });
+    // A write that fails alone is rolled back: its transaction held the loop all the same.
+    await expect(write(9, true)).rejects.toThrow('no');
+    expect(queue.holds).toEqual({ lastMs: 9, maxMs: 9, overSlice: 2 });
+    // Two writes of one turn share one transaction: one hold of both.
+    await Promise.all([write(2), write(3)]);
+    expect(queue.holds).toEqual({ lastMs: 5, maxMs: 9, overSlice: 3 });
+    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(4);
+    db.close();
+  });
+});

@@ -90,6 +90,12 @@ export class WriteQueue {
   private commitHooks: Array<(commitMs: number) => void> = [];
   /** Largest batch committed so far (the benchmark reports it). */
   maxBatch = 0;
+  /**
+   * How long transactions held the event loop, BEGIN to COMMIT or ROLLBACK (ms, the store's clock;
+   * wall time, so a thread the kernel preempted meanwhile shows the wait too): the last one, the
+   * longest so far, and how many held it longer than the slice (a single large write may).
+   */
+  readonly holds = { lastMs: 0, maxMs: 0, overSlice: 0 };
   commits = 0;
   /** Transactions begun so far: writes that read the same number run in the same transaction. */
   transactions = 0;
@@ -192,12 +198,27 @@ export class WriteQueue {
 
   /** Commits one slice of the queue; its callers settle after the next sync. */
   private flush(): void {
+    const began = this.transactions;
+    const started = this.monotonic();
+    try {
+      this.flushSlice(started);
+    } finally {
+      if (this.transactions !== began) this.noteHold(this.monotonic() - started);
+    }
+  }
+
+  private noteHold(ms: number): void {
+    this.holds.lastMs = ms;
+    if (ms > this.holds.maxMs) this.holds.maxMs = ms;
+    if (ms > this.sliceMs) this.holds.overSlice++;
+  }
+
+  private flushSlice(started: number): void {
     if (this.pending.length === 0) return;
     if (this.broken) {
       for (const p of this.pending.splice(0)) p.reject(this.broken);
       return;
     }
-    const started = this.monotonic();
     const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
     const outcomes: Outcome[] = [];
     const events: BatonEvent[] = [];
