@@ -23,6 +23,11 @@
  *   No checkpointer can cost less than this, so langgraph.baton_over_memory_step_ms is what Baton's
  *   storage adds (the median over runs of Baton's run minus the MemorySaver run next to it, so a
  *   change of load between runs cancels), and sqlite_saver_over_memory_step_ms what SqliteSaver's does.
+ * - langgraph.baton_over_memory_step_cpu_ms / sqlite_saver_over_memory_step_cpu_ms: the same pairs
+ *   in process CPU time (every thread: the loop, the checkpoint thread, V8's GC helpers), no target.
+ *   On this shared 2-core machine the wall-time pairs are the noisier: at load 8-9 one pair's
+ *   difference had a standard deviation of ~2 ms a step in wall time and ~0.5-0.8 ms in CPU time, so
+ *   a median of 7 wall pairs moves by more than the 0.3 ms target between runs of the same code.
  * - langgraph.bytes_per_step_baton / _sqlite_saver: database size after the run / supersteps (Baton
  *   stores a channel's value once per version; SqliteSaver stores every value in every checkpoint).
  *
@@ -131,14 +136,17 @@ async function once(
   durability: Durability,
   dir: string,
   run: number,
-): Promise<{ ms: number; steps: number; bytes: number }> {
+): Promise<{ ms: number; cpuMs: number; steps: number; bytes: number }> {
   const path = join(dir, `${c.name}-${shape}-${durability}-${run}.db`);
   const { saver, close } = c.open(path);
   const graph = buildGraph(shape).compile(saver ? { checkpointer: saver } : {});
   const config = { configurable: { thread_id: `bench-${run}` }, durability, recursionLimit: NODES + 10 };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const out = await graph.invoke({ doc: 'd'.repeat(4_096) }, config);
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1_000;
   if (out.count !== NODES) throw new Error(`${c.name}: expected ${NODES} steps, got ${out.count}`);
   await close();
   let bytes = 0;
@@ -150,7 +158,7 @@ async function once(
     bytes = statSync(path).size;
   }
   // Supersteps: the input checkpoint, the start, then one per node.
-  return { ms, steps: NODES + 2, bytes };
+  return { ms, cpuMs, steps: NODES + 2, bytes };
 }
 
 export default async function bench(): Promise<BenchMetric[]> {
@@ -165,19 +173,21 @@ export default async function bench(): Promise<BenchMetric[]> {
       // Warm-up: JIT and LangGraph's own first-call costs, once per contender.
       for (const c of CONTENDERS) await once(c, shape, durability, dir, -1);
       const samples = new Map<string, number[]>(CONTENDERS.map((c) => [c.name, []]));
+      const cpuSamples = new Map<string, number[]>(CONTENDERS.map((c) => [c.name, []]));
       const sizes = new Map<string, number[]>(CONTENDERS.map((c) => [c.name, []]));
       for (let r = 0; r < RUNS; r++)
         for (const c of CONTENDERS) {
-          const { ms, steps, bytes } = await once(c, shape, durability, dir, r);
+          const { ms, cpuMs, steps, bytes } = await once(c, shape, durability, dir, r);
           samples.get(c.name)?.push(ms / steps);
+          cpuSamples.get(c.name)?.push(cpuMs / steps);
           sizes.get(c.name)?.push(bytes / steps);
         }
       const floor = median(samples.get('none') ?? []);
       const cost = (name: string) => Math.max(0, median(samples.get(name) ?? []) - floor);
       // Paired with the MemorySaver run just before it in the same round, so drifting load cancels.
-      const overMemory = (name: string) => {
-        const memory = samples.get('memory') ?? [];
-        return Math.max(0, median((samples.get(name) ?? []).map((ms, i) => ms - (memory[i] ?? ms))));
+      const overMemory = (name: string, of = samples) => {
+        const memory = of.get('memory') ?? [];
+        return Math.max(0, median((of.get(name) ?? []).map((ms, i) => ms - (memory[i] ?? ms))));
       };
       const suffix = (shape === 'growing' ? '_growing' : '') + (durability === 'sync' ? '' : '_async');
       metrics.push(
@@ -199,6 +209,16 @@ export default async function bench(): Promise<BenchMetric[]> {
         {
           metric: `langgraph.sqlite_saver_over_memory_step${suffix}_ms`,
           value: round(overMemory('sqlite_saver')),
+          unit: 'ms',
+        },
+        {
+          metric: `langgraph.baton_over_memory_step${suffix}_cpu_ms`,
+          value: round(overMemory('baton', cpuSamples)),
+          unit: 'ms',
+        },
+        {
+          metric: `langgraph.sqlite_saver_over_memory_step${suffix}_cpu_ms`,
+          value: round(overMemory('sqlite_saver', cpuSamples)),
           unit: 'ms',
         },
       );
