@@ -2,6 +2,9 @@
  * Benchmarks of src/context against floors measured in the same run:
  * - tokens.mb_per_s: counting 1 MB of mixed English/Chinese prose, cold (fresh text, a fresh planner:
  *   empty count caches; only the rank tables are loaded); median of 3 texts.
+ * - tokens.cpu_mb_per_s: the same counts over the process's CPU time (all threads: compiling and GC
+ *   included) instead of wall time: on a shared machine the wall figure moves with the other
+ *   processes' load, this one much less (no target: the target is on the wall figure).
  * - tokens.<counter>.{cold,warm}_mb_per_s, .load_ms: the exact o200k counters side by side, each in a
  *   fresh process per text (bench/_token-counter-child.ts): Baton's, gpt-tokenizer 4.0.0 (its own
  *   counter), tiktoken 1.0.22 (OpenAI's Rust BPE as WASM) and js-tiktoken 1.0.21; cold = the first
@@ -25,6 +28,7 @@
  *   so §6.3 trimming runs and summarizes; a fresh planner per run (nothing counted before); median
  *   of 5.
  *   The report's arithmetic is verified on every run, and the bench throws if it does not hold.
+ *   context.plan_protocol_example_cpu_ms: the same runs' process CPU time (see tokens.cpu_mb_per_s).
  * - context.plan_protocol_example_defaults_ms: the same inputs under the default tables (references).
  * - context.plan_protocol_example_warm_ms: the trimming case again on one planner (counts cached).
  * - context.plan_protocol_example_counting_ms / _other_ms: what the trimming case spends inside the
@@ -110,10 +114,14 @@ export function mixedText(bytes: number, seed: number): string {
   return parts.join('');
 }
 
-async function timed<T>(fn: () => T | Promise<T>): Promise<{ ms: number; value: T }> {
+/** Wall time and the process's CPU time (every thread: the compiler's and GC's included). */
+async function timed<T>(fn: () => T | Promise<T>): Promise<{ ms: number; cpuMs: number; value: T }> {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const value = await fn();
-  return { ms: performance.now() - start, value };
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000, value };
 }
 
 /** Pads `build` with single-token words until it counts exactly `target` tokens. */
@@ -287,6 +295,7 @@ export default async function bench(): Promise<BenchMetric[]> {
 
   // Token counting, cold, against two floors on the same text.
   const cold: number[] = [];
+  const coldCpu: number[] = [];
   const encoder: number[] = [];
   const split: number[] = [];
   let hitMs = 0;
@@ -297,6 +306,7 @@ export default async function bench(): Promise<BenchMetric[]> {
     const planner = await createContextPlanner();
     const count = await timed(() => planner.countTokens(sample));
     cold.push(bytes / MB / (count.ms / 1000));
+    coldCpu.push(bytes / MB / (count.cpuMs / 1000));
     tokensPerS = count.value / (count.ms / 1000);
     hitMs = (await timed(() => planner.countTokens(sample))).ms;
     encoder.push(bytes / MB / ((await timed(() => new TextEncoder().encode(sample))).ms / 1000));
@@ -306,6 +316,7 @@ export default async function bench(): Promise<BenchMetric[]> {
   }
   const coldMbps = median(cold);
   metrics.push({ metric: 'tokens.mb_per_s', value: coldMbps, unit: 'MB/s' });
+  metrics.push({ metric: 'tokens.cpu_mb_per_s', value: median(coldCpu), unit: 'MB/s' });
   metrics.push({ metric: 'tokens.tokens_per_s', value: tokensPerS, unit: 'tokens/s' });
   metrics.push({ metric: 'tokens.floor_mb_per_s', value: median(split), unit: 'MB/s' });
   metrics.push({ metric: 'tokens.utf8_encode_mb_per_s', value: median(encoder), unit: 'MB/s' });
@@ -338,15 +349,19 @@ export default async function bench(): Promise<BenchMetric[]> {
     ['context.plan_protocol_example_defaults_ms', undefined],
   ] as const) {
     const runs: number[] = [];
+    const cpuRuns: number[] = [];
     for (let i = 0; i < 5; i++) {
       const planner = await createContextPlanner();
-      const { ms, value } = await timed(() =>
+      const { ms, cpuMs, value } = await timed(() =>
         planner.planContext({ ...request, ...(transferConfig ? { transferConfig } : {}) }),
       );
       verify(value, metric);
       runs.push(ms);
+      cpuRuns.push(cpuMs);
     }
     metrics.push({ metric, value: median(runs), unit: 'ms' });
+    if (transferConfig)
+      metrics.push({ metric: 'context.plan_protocol_example_cpu_ms', value: median(cpuRuns), unit: 'ms' });
   }
   // What the full-mode plan spends: the same runs with o200k's counter (a fresh one per run, as a
   // fresh planner has) timed from outside, and how much text it is given beside the inputs' own.
