@@ -79,4 +79,40 @@ describePostgres('Postgres poll statements', () => {
     expect(reads.stats).toEqual({ messages: 1, statements: 3 });
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
   });
+
+  it('prepares a statement sent alone once per connection, unless told not to (poolers)', async () => {
+    // One connection: what it has prepared is what the next query on the pool sees.
+    pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const prepared = async () =>
+      (await pool.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map(
+        (r) => r.statement,
+      );
+    const reads = new PollReads(pool);
+    expect(await reads.read('SELECT $1::int + 1 AS a', [1])).toEqual([{ a: 2 }]);
+    expect(await reads.read('SELECT $1::int + 1 AS a', [2])).toEqual([{ a: 3 }]);
+    expect(await prepared()).toEqual(['SELECT $1::int + 1 AS a']);
+    reads.prepare = false;
+    expect(await reads.read('SELECT $1::int + 2 AS b', [1])).toEqual([{ b: 3 }]);
+    expect(await prepared()).toEqual(['SELECT $1::int + 1 AS a']);
+  });
+
+  it("prepares a claim alone, and nothing in 'poll' mode", async () => {
+    for (const wakeups of ['listen', 'poll'] as const) {
+      // One connection: the claim ran on the session the count reads.
+      pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+      store = await openPostgresStore({ pool, schema: schemas.fresh(), clock: new ManualClock(T0), wakeups });
+      await store.createRuns([task('r1')], []);
+      expect(await store.claimRuns({ owner: 'w', leaseMs: 1_000, limit: 1, names: ['work'] })).toHaveLength(
+        1,
+      );
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%claimed AS%'`,
+      );
+      expect([wakeups, rows]).toEqual([wakeups, [{ n: wakeups === 'poll' ? 0 : 1 }]]);
+      await store.close();
+      store = undefined;
+      await pool.end();
+    }
+    pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  });
 });

@@ -9,10 +9,22 @@
  * if any statement fails, none took effect, and each is sent again alone so that its error (or its
  * result) stays its own. Each statement is atomic by itself and SKIP LOCKED where it writes, so
  * committing them together changes nothing but the round trips.
+ *
+ * A statement alone in its turn (a claim woken by a hint, most often) goes as a named prepared
+ * statement: the server parses and plans it once per connection and then runs its cached plan
+ * (planning was 1.6–1.7 ms of a 2.3 ms claim, its execution 0.6–0.7 ms). Not with `prepare` off
+ * (`wakeups: 'poll'`, for transaction-mode poolers, where a session's prepared statements are not
+ * where the next transaction runs).
  */
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { renderLiterals } from './batch-conn.ts';
 import { PG_TYPES, select } from './sql.ts';
+
+/** A prepared statement's name: the same text, the same name, in every process and connection. */
+function statementName(text: string): string {
+  return `baton_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+}
 
 interface Waiting {
   text: string;
@@ -25,6 +37,9 @@ export class PollReads {
   private waiting: Waiting[] = [];
   /** Round trips sent, and statements they carried (for tests). */
   readonly stats = { messages: 0, statements: 0 };
+  /** Send a statement alone as a named prepared statement (off for transaction-mode poolers). */
+  prepare = true;
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -42,7 +57,10 @@ export class PollReads {
     this.stats.statements += waiting.length;
     if (waiting.length === 1) {
       const [one] = waiting as [Waiting];
-      return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+      if (!this.prepare) return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+      return this.pool
+        .query({ name: this.nameOf(one.text), text: one.text, values: one.values, types: PG_TYPES })
+        .then((result) => one.resolve(result.rows), one.reject);
     }
     let results: pg.QueryResult[];
     try {
@@ -54,5 +72,16 @@ export class PollReads {
       return;
     }
     for (const [i, w] of waiting.entries()) w.resolve(results[i]?.rows ?? []);
+  }
+
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      // A claim's text differs by its limit and names' shape only through values: few texts.
+      if (this.names.size > 1_000) this.names.clear();
+      name = statementName(text);
+      this.names.set(text, name);
+    }
+    return name;
   }
 }

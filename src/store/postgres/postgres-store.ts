@@ -125,8 +125,11 @@ export class PostgresStore implements Store {
       this.location,
     );
     const connectTimeout = options.connectTimeoutMs ?? 10_000;
+    const mode = options.wakeups ?? url?.wakeups ?? 'listen';
+    // A transaction-mode pooler hands each transaction another session: no prepared statements.
+    this.ctx.pollReads.prepare = mode !== 'poll';
     this.wakeups = new PgWakeups({
-      mode: options.wakeups ?? url?.wakeups ?? 'listen',
+      mode,
       connection: url
         ? { connectionString: url.connectionString, connectionTimeoutMillis: connectTimeout }
         : (pool.options as pg.ClientConfig),
