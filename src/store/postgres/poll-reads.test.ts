@@ -96,6 +96,21 @@ describePostgres('Postgres poll statements', () => {
     expect(await prepared()).toEqual(['SELECT $1::int + 1 AS a']);
   });
 
+  it('runs a prepared statement again unprepared when its table gained a column under it', async () => {
+    pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+    const schema = schemas.fresh();
+    await pool.query(
+      `CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".t (v int); INSERT INTO "${schema}".t VALUES (1)`,
+    );
+    const reads = new PollReads(pool);
+    const text = `SELECT * FROM "${schema}".t WHERE v = $1`;
+    expect(await reads.read(text, [1])).toEqual([{ v: 1 }]);
+    // What a newer process's migration does to the table this session has a plan for.
+    await pool.query(`ALTER TABLE "${schema}".t ADD COLUMN w int DEFAULT 2`);
+    expect(await reads.read(text, [1])).toEqual([{ v: 1, w: 2 }]);
+    expect(await reads.read(text, [1])).toEqual([{ v: 1, w: 2 }]);
+  });
+
   it("prepares a claim alone, and nothing in 'poll' mode", async () => {
     for (const wakeups of ['listen', 'poll'] as const) {
       // One connection: the claim ran on the session the count reads.

@@ -14,12 +14,18 @@
  * statement: the server parses and plans it once per connection and then runs its cached plan
  * (planning was 1.6–1.7 ms of a 2.3 ms claim, its execution 0.6–0.7 ms). Not with `prepare` off
  * (`wakeups: 'poll'`, for transaction-mode poolers, where a session's prepared statements are not
- * where the next transaction runs).
+ * where the next transaction runs). A prepared `RETURNING *` fails once its table gains a column
+ * (a newer Baton migrated it while this process ran): it is then sent unprepared, under new names.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { renderLiterals } from './batch-conn.ts';
-import { PG_TYPES, select } from './sql.ts';
+import { PG_TYPES, select, sqlState } from './sql.ts';
+
+/** feature_not_supported: "cached plan must not change result type" (a table changed under it). */
+const STALE_PLAN = '0A000';
+/** invalid_sql_statement_name: the session no longer has it (DISCARD ALL). */
+const NO_SUCH_STATEMENT = '26000';
 
 /** A prepared statement's name: the same text, the same name, in every process and connection. */
 function statementName(text: string): string {
@@ -40,6 +46,7 @@ export class PollReads {
   /** Send a statement alone as a named prepared statement (off for transaction-mode poolers). */
   prepare = true;
   private readonly names = new Map<string, string>();
+  private generation = 0;
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -60,7 +67,19 @@ export class PollReads {
       if (!this.prepare) return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
       return this.pool
         .query({ name: this.nameOf(one.text), text: one.text, values: one.values, types: PG_TYPES })
-        .then((result) => one.resolve(result.rows), one.reject);
+        .then(
+          (result) => one.resolve(result.rows),
+          (error: unknown) => {
+            const state = sqlState(error);
+            if (state !== STALE_PLAN && state !== NO_SUCH_STATEMENT) return one.reject(error);
+            // Its plan went stale under it (another process migrated the table: "cached plan must
+            // not change result type"), or the session lost it: nothing ran. New names from now
+            // on (each connection keeps the old one), and this once unprepared.
+            this.generation++;
+            this.names.clear();
+            return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+          },
+        );
     }
     let results: pg.QueryResult[];
     try {
@@ -79,7 +98,7 @@ export class PollReads {
     if (name === undefined) {
       // A claim's text differs by its limit and names' shape only through values: few texts.
       if (this.names.size > 1_000) this.names.clear();
-      name = statementName(text);
+      name = statementName(`${this.generation}\n${text}`);
       this.names.set(text, name);
     }
     return name;
