@@ -110,10 +110,10 @@ describeFleet('a Baton fleet on Postgres under faults', () => {
     };
     const inputs = new Map<string, number>();
     const deliveryRuns: string[] = [];
-    const startWave = async (from: number, spreadS: number) => {
+    const startWave = async (from: number, spreadS: number, stepMs?: number) => {
       const jobs: Array<() => Promise<void>> = [];
       for (let k = from; k < from + RUNS / 2; k++)
-        jobs.push(async () => void inputs.set(await post('/tasks/fleet', { k, mode: 'async' }), k));
+        jobs.push(async () => void inputs.set(await post('/tasks/fleet', { k, stepMs, mode: 'async' }), k));
       for (let d = 0; d < DELIVERIES / 2; d++) {
         const due = 2 + Math.floor((d / (DELIVERIES / 2)) * spreadS);
         jobs.push(async () => {
@@ -176,8 +176,10 @@ describeFleet('a Baton fleet on Postgres under faults', () => {
     const phase1Ms = Date.now() - began;
     console.log(`fleet: phase 1 done in ${phase1Ms} ms, ${kills.length} kills`);
 
-    // Phase 2: every Baton session terminated mid-run.
-    await startWave(RUNS / 2, 20);
+    // Phase 2: every Baton session terminated mid-run. This wave's steps work 40-50 ms (≈ 0.3 s a
+    // run, ≈ 5 s for the wave on 60 slots): with 5 ms steps the workers could finish the wave as
+    // fast as it was posted, and then nothing was left running to cut (seen once in a gate).
+    await startWave(RUNS / 2, 20, 40);
     await untilSucceeded(RUNS / 2 + 100, 60_000);
     const beforeTerminate = await succeeded();
     const terminatedAt = Date.now();

@@ -25,14 +25,16 @@ export const fleet = defineTask({
   name: 'fleet',
   // A run may be cut by many kills; each takeover is an attempt.
   retry: { timeoutMultipliers: Array.from({ length: 30 }, () => 1), backoff: [0] },
-  run: async (input: { k: number }, ctx) => {
+  // stepMs: how long each step works (5 ms unless told); the wave the test terminates sessions
+  // under asks for longer, so runs are still mid-way however fast the first ones go.
+  run: async (input: { k: number; stepMs?: number }, ctx) => {
     const from = (ctx.lastCheckpoint?.state as Progress | undefined) ?? { i: 0, sum: 0 };
     log(`begin ${ctx.runId} ${ctx.attempt} ${from.i}`);
     try {
       let sum = from.sum;
       for (let i = from.i; i < STEPS; i++) {
         sum += await ctx.step(`s${i}`, async () => {
-          await ctx.delay(5 + Math.floor(Math.random() * 10));
+          await ctx.delay((input.stepMs ?? 5) + Math.floor(Math.random() * 10));
           return input.k * i;
         });
         log(`committed ${ctx.runId} s${i}`);
