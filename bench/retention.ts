@@ -23,10 +23,13 @@
  *   transaction is therefore told apart from /proc/thread-self (Linux), sampled at its BEGIN and at
  *   its COMMIT: preempted (an involuntary context switch or run-queue wait), blocked in the kernel
  *   (a voluntary switch: I/O), or a V8 GC pause inside it;
- *   retention.sweep_hold_undisturbed_max_ms is the longest hold of the sweeps that had none of those
- *   (the sweep's own work; a hypervisor taking the virtual CPU away is still invisible there), and
- *   retention.sweeps_over_slice / _preempted / _blocked / _gc count the sweeps that held the loop
- *   longer than the write slice and why. (The thread's CPU time from schedstat was reported here
+ *   or a steal tick of the hypervisor during the sweep (this machine is a virtual one: a stolen CPU
+ *   stops the thread with no switch its kernel sees; /proc/stat counts it in 10 ms ticks, so a
+ *   shorter theft shows only sometimes). retention.sweep_hold_undisturbed_max_ms is the longest hold
+ *   of the sweeps that had none of those (the sweep's own work, less the thefts too short to show),
+ *   and retention.sweeps_over_slice / _preempted / _blocked / _gc / _stolen count the sweeps that
+ *   held the loop longer than the write slice and why (retention.sweeps_stolen_share: the share of
+ *   all sweeps with a steal tick, what chance alone would put there). (The thread's CPU time from schedstat was reported here
  *   before; the kernel updates it for a running thread only at ticks and switches, so single sweeps
  *   read milliseconds off either way.)
  *   retention.idle_loop_block_p99_ms / _max_ms: the 1 ms ticker's gaps with nothing to do, just
@@ -171,12 +174,25 @@ interface TxWindow {
   blocked: boolean;
 }
 
+/**
+ * Time the hypervisor gave this virtual machine's CPUs to others, all CPUs together (in clock ticks
+ * of 10 ms, so a shorter theft shows only sometimes): it stops the thread without any switch the
+ * guest kernel sees. Undefined where the kernel does not say.
+ */
+function stolenTicks(): number | undefined {
+  if (!existsSync('/proc/stat')) return undefined;
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]?.trim().split(/\s+/) ?? [];
+  return fields.length > 8 ? Number(fields[8]) : undefined;
+}
+
 /** A sweep's hold, and what else happened to the thread during it. */
 interface SweepHold {
   holdMs: number;
   preempted: boolean;
   blocked: boolean;
   gc: boolean;
+  /** The machine's CPUs lost a steal tick to the hypervisor during the sweep. */
+  stolen: boolean;
 }
 
 /** The gaps of a 1 ms interval timer (less its 1 ms) while `during` runs. */
@@ -228,12 +244,20 @@ async function sweepSlices(dir: string) {
     blocks = await tickerGaps(async () => {
       for (;;) {
         const seen = watch.windows.length;
+        const stolenBefore = stolenTicks();
         const t0 = performance.now();
         const { runs } = await store.sweep();
         times.push(performance.now() - t0);
+        const stolenAfter = stolenTicks();
         // A sweep is one transaction (the bench writes nothing else meanwhile).
         sweepWindows.push(watch.windows.length === seen + 1 ? watch.windows[seen] : undefined);
-        holds.push({ holdMs: store.commitStats.holds.lastMs, preempted: false, blocked: false, gc: false });
+        holds.push({
+          holdMs: store.commitStats.holds.lastMs,
+          preempted: false,
+          blocked: false,
+          gc: false,
+          stolen: stolenBefore !== undefined && stolenAfter !== undefined && stolenAfter > stolenBefore,
+        });
         if (runs === 0) break;
       }
     });
@@ -253,7 +277,7 @@ async function sweepSlices(dir: string) {
   await store.close();
   const loop = quantiles(blocks);
   const held = quantiles(holds.map((h) => h.holdMs));
-  const undisturbed = holds.filter((h) => !h.preempted && !h.blocked && !h.gc);
+  const undisturbed = holds.filter((h) => !h.preempted && !h.blocked && !h.gc && !h.stolen);
   const over = holds.filter((h) => h.holdMs > WRITE_SLICE_MS);
   return {
     sweeps: quantiles(times),
@@ -271,7 +295,9 @@ async function sweepSlices(dir: string) {
       preempted: over.filter((h) => h.preempted).length,
       blocked: over.filter((h) => h.blocked).length,
       gc: over.filter((h) => h.gc).length,
+      stolen: over.filter((h) => h.stolen).length,
     },
+    stolenShare: holds.filter((h) => h.stolen).length / Math.max(1, holds.length),
     // The histogram counts the 1 ms resolution itself as delay; it is taken off like the timer's.
     delayP99: Math.round(Math.max(0, delay.percentile(99) / 1e6 - 1) * 100) / 100,
   };
@@ -325,6 +351,13 @@ export default async function bench(): Promise<Array<{ metric: string; value: nu
       { metric: 'retention.sweeps_over_slice_preempted', value: slices.over.preempted, unit: 'sweeps' },
       { metric: 'retention.sweeps_over_slice_blocked', value: slices.over.blocked, unit: 'sweeps' },
       { metric: 'retention.sweeps_over_slice_gc', value: slices.over.gc, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice_stolen', value: slices.over.stolen, unit: 'sweeps' },
+      // The share of all sweeps that saw a steal tick: what chance alone puts among those over the slice.
+      {
+        metric: 'retention.sweeps_stolen_share',
+        value: Math.round(slices.stolenShare * 1000) / 1000,
+        unit: '',
+      },
       { metric: 'retention.write_slice_ms', value: WRITE_SLICE_MS, unit: 'ms' },
       { metric: 'retention.gc_runs_per_s', value: median(rates), unit: 'runs/s' },
     ];
