@@ -176,10 +176,11 @@ describeFleet('a Baton fleet on Postgres under faults', () => {
     const phase1Ms = Date.now() - began;
     console.log(`fleet: phase 1 done in ${phase1Ms} ms, ${kills.length} kills`);
 
-    // Phase 2: every Baton session terminated mid-run. This wave's steps work 40-50 ms (≈ 0.3 s a
-    // run, ≈ 5 s for the wave on 60 slots): with 5 ms steps the workers could finish the wave as
-    // fast as it was posted, and then nothing was left running to cut (seen once in a gate).
-    await startWave(RUNS / 2, 20, 40);
+    // Phase 2: every Baton session terminated mid-run. This wave's steps work 200-210 ms (≈ 1.2 s a
+    // run, ≈ 20 s for the wave on 60 slots), so most of it is still to run once it is all posted
+    // (≈ 5 s through `baton serve`): with 5 ms, and even 40 ms, steps the workers could finish the
+    // wave as fast as it was posted, leaving nothing running to cut (seen in gates).
+    await startWave(RUNS / 2, 20, 200);
     await untilSucceeded(RUNS / 2 + 100, 60_000);
     const beforeTerminate = await succeeded();
     const terminatedAt = Date.now();
