@@ -21,6 +21,8 @@ export interface Dialect {
   jsonEach(json: string): string;
   /** A pair's value as text, as it is compared with TEXT columns. */
   jsonText(value: string): string;
+  /** The TEXT column holding a JSON object has this top-level key with a non-null value. */
+  jsonHasKey(column: string, key: string): string;
 }
 
 export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
@@ -37,6 +39,7 @@ export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     jsonEach: (json) => `json_each(${json})`,
     // json_each gives a number as a number; versions are compared as the text they are stored as.
     jsonText: (value) => `CAST(${value} AS TEXT)`,
+    jsonHasKey: (column, key) => `json_extract(${column}, '$.${key}') IS NOT NULL`,
   },
   postgres: {
     param: (n) => `$${n}`,
@@ -50,6 +53,7 @@ export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
     // channel_versions is TEXT holding JSON.
     jsonEach: (json) => `jsonb_each_text(${json}::jsonb)`,
     jsonText: (value) => value,
+    jsonHasKey: (column, key) => `(${column}::jsonb -> '${key}') IS NOT NULL`,
   },
 };
 

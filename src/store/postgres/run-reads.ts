@@ -1,6 +1,7 @@
 /** Reads of runs outside any transaction (they see what has committed): one run, a page, counts. */
 import type { RunRecord } from '../records.ts';
 import { type RunRow, toRun } from '../rows.ts';
+import { renderRunQuery } from '../run-query.ts';
 import type { RunQuery } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
 import { select } from './sql.ts';
@@ -11,25 +12,8 @@ export async function getRun(ctx: PgContext, id: string): Promise<RunRecord | un
 }
 
 export async function listRuns(ctx: PgContext, q: RunQuery): Promise<RunRecord[]> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const param = (value: unknown) => `$${params.push(value)}`;
-  if (q.parentId !== undefined) where.push(`parent_id = ${param(q.parentId)}`);
-  else if (q.topLevel ?? true) where.push('parent_id IS NULL');
-  if (q.status !== undefined) where.push(`status = ${param(q.status)}`);
-  if (q.name !== undefined) where.push(`name = ${param(q.name)}`);
-  if (q.waitReason !== undefined) where.push(`status = 'waiting' AND wait_reason = ${param(q.waitReason)}`);
-  if (q.createdAfter !== undefined) where.push(`created_at >= ${param(q.createdAfter)}`);
-  if (q.createdBefore !== undefined) where.push(`created_at < ${param(q.createdBefore)}`);
-  if (q.scheduled === true) where.push(`(options::jsonb -> 'schedule') IS NOT NULL`);
-  if (q.beforeId !== undefined) where.push(`id < ${param(q.beforeId)}`);
-  const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
-  const limit = param(Math.min(Math.max(1, q.limit ?? 100), 10_000));
-  const rows = await ctx.read<RunRow>(
-    `SELECT * FROM ${ctx.t.runs} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT ${limit}`,
-    params,
-  );
-  return rows.map(toRun);
+  const { text, values } = renderRunQuery('postgres', ctx.t.runs, q);
+  return (await ctx.read<RunRow>(text, values)).map(toRun);
 }
 
 export async function countRuns(ctx: PgContext): Promise<Record<string, number>> {

@@ -1,5 +1,8 @@
-/** What the SQLite store reports on `/health` and `/metrics` (pure: tested without a file). */
+/** What the SQLite store reports on `/health` and `/metrics` (the figures are pure: tested without a file). */
+import { statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import type { StoreHealth } from '../store.ts';
+import { databaseFile } from './wal-sync.ts';
 import { DEFAULT_SLICE_MS } from './write-queue.ts';
 
 /**
@@ -14,6 +17,20 @@ export interface SqliteFigures {
   syncs: number;
   checkpoints: { offLoop: number; held: number };
   holds: { lastMs: number; maxMs: number; overSlice: number };
+}
+
+const CHECKPOINTS_HELP =
+  'WAL checkpoints run off the event loop since the store opened, by whether they held the writes to catch up.';
+
+/** The write-ahead log's size in bytes; 0 for a memory database or before anything was committed. */
+export function walBytes(db: Database.Database): number {
+  if (db.memory) return 0;
+  try {
+    return statSync(`${databaseFile(db)}-wal`).size;
+  } catch {
+    // No WAL file (rollback journal, or nothing committed yet).
+    return 0;
+  }
 }
 
 export function sqliteHealth(figures: SqliteFigures, walBytes: number): StoreHealth {
@@ -57,13 +74,13 @@ export function sqliteHealth(figures: SqliteFigures, walBytes: number): StoreHea
       },
       {
         name: 'baton_sqlite_checkpoints',
-        help: 'WAL checkpoints run off the event loop since the store opened, by whether they held the writes to catch up.',
+        help: CHECKPOINTS_HELP,
         value: figures.checkpoints.offLoop - figures.checkpoints.held,
         labels: { held: 'no' },
       },
       {
         name: 'baton_sqlite_checkpoints',
-        help: 'WAL checkpoints run off the event loop since the store opened, by whether they held the writes to catch up.',
+        help: CHECKPOINTS_HELP,
         value: figures.checkpoints.held,
         labels: { held: 'yes' },
       },

@@ -4,7 +4,6 @@
  * the write queue so that the writes of one event-loop turn share one transaction, and the fdatasync
  * that makes them durable runs off the event loop (write-queue.ts, wal-sync.ts).
  */
-import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
@@ -22,7 +21,6 @@ import type {
   TimerRecord,
   WorkerRecord,
 } from '../records.ts';
-import { type RunRow, toRun } from '../rows.ts';
 import type {
   ClaimRequest,
   DeliveryTake,
@@ -42,9 +40,10 @@ import { type Checkpointer, walCheckpointer } from './checkpointer.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { sqliteDriver } from './driver.ts';
-import { sqliteHealth } from './health.ts';
+import { sqliteHealth, walBytes } from './health.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
 import { type OpenOptions, openDatabase } from './open-database.ts';
+import * as reads from './run-reads.ts';
 import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
@@ -130,17 +129,7 @@ export class SqliteStore implements Store {
    */
   async health(): Promise<StoreHealth> {
     this.guard();
-    return sqliteHealth(this.commitStats, this.walBytes());
-  }
-
-  private walBytes(): number {
-    if (this.ctx.db.memory) return 0;
-    try {
-      return statSync(`${databaseFile(this.ctx.db)}-wal`).size;
-    } catch {
-      // No WAL file (rollback journal, or nothing committed yet).
-      return 0;
-    }
+    return sqliteHealth(this.commitStats, walBytes(this.ctx.db));
   }
 
   private guard(): void {
@@ -162,41 +151,7 @@ export class SqliteStore implements Store {
 
   async listRuns(q: RunQuery = {}): Promise<RunRecord[]> {
     this.guard();
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (q.parentId !== undefined) {
-      where.push('parent_id = ?');
-      params.push(q.parentId);
-    } else if (q.topLevel ?? true) where.push('parent_id IS NULL');
-    if (q.status !== undefined) {
-      where.push('status = ?');
-      params.push(q.status);
-    }
-    if (q.name !== undefined) {
-      where.push('name = ?');
-      params.push(q.name);
-    }
-    if (q.waitReason !== undefined) {
-      where.push("status = 'waiting' AND wait_reason = ?");
-      params.push(q.waitReason);
-    }
-    if (q.createdAfter !== undefined) {
-      where.push('created_at >= ?');
-      params.push(q.createdAfter);
-    }
-    if (q.createdBefore !== undefined) {
-      where.push('created_at < ?');
-      params.push(q.createdBefore);
-    }
-    if (q.scheduled === true) where.push("json_extract(options, '$.schedule') IS NOT NULL");
-    if (q.beforeId !== undefined) {
-      where.push('id < ?');
-      params.push(q.beforeId);
-    }
-    const order = q.parentId !== undefined ? 'ORDER BY id' : 'ORDER BY id DESC';
-    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT ?`;
-    params.push(Math.min(Math.max(1, q.limit ?? 100), 10_000));
-    return (this.ctx.stmt(sql).all(...params) as RunRow[]).map(toRun);
+    return reads.listRuns(this.ctx, q);
   }
 
   transition(
@@ -224,11 +179,7 @@ export class SqliteStore implements Store {
 
   async countRuns(): Promise<Record<string, number>> {
     this.guard();
-    const rows = this.ctx.stmt('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as Array<{
-      status: string;
-      n: number;
-    }>;
-    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    return reads.countRuns(this.ctx);
   }
 
   claimRuns(request: ClaimRequest) {
@@ -320,8 +271,7 @@ export class SqliteStore implements Store {
 
   lastEventId() {
     this.guard();
-    const row = this.ctx.stmt('SELECT MAX(id) AS id FROM events').get() as { id: number | null };
-    return Promise.resolve(row.id ?? 0);
+    return Promise.resolve(reads.lastEventId(this.ctx));
   }
 
   onEvents(listener: EventListener) {
