@@ -6,6 +6,8 @@
  */
 import type pg from 'pg';
 import type { WakeChannel } from '../store.ts';
+import { reconnectDelay, UNAVAILABLE_AFTER_MS } from './reconnect.ts';
+import { isConnectionLoss } from './sql.ts';
 
 /** Thrown by a batch's try when its last message is in doubt; settled by the queue. */
 export class InDoubt<P = unknown> extends Error {
@@ -45,4 +47,34 @@ export async function xactStatus(pool: pg.Pool, xid: string, pid: number | undef
       // Not allowed to (another role's session): it ends by itself once it sees the socket gone.
       .catch(() => undefined);
   return status;
+}
+
+/**
+ * Asks until the transaction's fate is known: 'committed' or 'aborted'; 'unknown' when the server
+ * stays unreachable for UNAVAILABLE_AFTER_MS, answers something other than a fate, or the question
+ * itself fails for a reason other than a lost connection. A transaction still in progress has just
+ * had its backend told to end, so it is asked again 10 ms later.
+ */
+export async function settleInDoubt(
+  pool: pg.Pool,
+  xid: string,
+  pid: number | undefined,
+  sleep: (ms: number) => Promise<void>,
+): Promise<'committed' | 'aborted' | 'unknown'> {
+  let waited = 0;
+  for (let attempt = 1; ; attempt++) {
+    let status: string | undefined;
+    try {
+      status = await xactStatus(pool, xid, pid);
+    } catch (error) {
+      if (!isConnectionLoss(error)) return 'unknown';
+    }
+    if (status === 'aborted' || status === 'committed') return status;
+    if (status !== undefined && status !== 'in progress') return 'unknown';
+    if (waited >= UNAVAILABLE_AFTER_MS) return 'unknown';
+    // In progress: its backend was just told to end; unreachable: the server restarts.
+    const ms = status === 'in progress' ? 10 : reconnectDelay(attempt);
+    await sleep(ms);
+    waited += ms;
+  }
 }

@@ -35,12 +35,14 @@ import { type BatonEvent, isBatonError } from '../../core/index.ts';
 import type { WakeChannel } from '../store.ts';
 import { BatchConn } from './batch-conn.ts';
 import { commit, commitKept } from './commit-message.ts';
-import { InDoubt, xactStatus } from './in-doubt.ts';
+import { InDoubt, settleInDoubt } from './in-doubt.ts';
 import type { Committing } from './pg-context.ts';
+import { reconnectDelay, UNAVAILABLE_AFTER_MS } from './reconnect.ts';
 import { isConnectionLoss, RETRYABLE_STATES, sqlState } from './sql.ts';
 import type { CommitHint } from './wakeups.ts';
 import { AfterCommit, Tx, type WriteOp, WriteScope } from './write-tx.ts';
 
+export { RECONNECT_MAX_MS, UNAVAILABLE_AFTER_MS } from './reconnect.ts';
 export { AfterCommit, type PendingEvent, Tx, type WriteOp, WriteScope } from './write-tx.ts';
 
 interface Pending {
@@ -76,21 +78,6 @@ export const MAX_BATCH = 128;
 export const MAX_CAREFUL_BATCH = 32;
 /** A write that keeps losing deadlocks fails after this many retries. */
 const MAX_RETRIES = 5;
-/**
- * A write whose connection keeps breaking before COMMIT fails (STORE_UNAVAILABLE) once it has
- * waited this long through backoffs: a server restart or every session terminated is ridden out, a
- * server that stays down is reported.
- */
-export const UNAVAILABLE_AFTER_MS = 6_000;
-const RECONNECT_BASE_MS = 200;
-/**
- * The longest wait between two tries. The next try after the server is back is at most this late,
- * and writes resume with it (target: within 2 s of the server accepting connections again); a try
- * against a server that is down is one refused connection. It was 3 s (doubling from 200 ms), and
- * writes resumed 1.2–3 s after a restarted server was up.
- */
-export const RECONNECT_MAX_MS = 500;
-
 export interface WriteQueueHooks {
   /**
    * Inserts the batch's events just before COMMIT; the function it returns, called once committed,
@@ -192,46 +179,23 @@ export class PgWriteQueue {
   }
 
   /**
-   * A first try's last message (its kept statements and COMMIT) was lost with its connection, after
-   * the transaction's id had arrived: asks the server what became of that transaction before any
-   * later write runs. Aborted: nothing was kept, the writes run again in order, as after any
-   * connection lost before COMMIT. Committed: the writes were kept but their answers (a claim's
-   * runs, events' ids) were lost, so they fail as STORE_UNAVAILABLE saying so, as a lost COMMIT
-   * always did. Still in progress (the session outlived our socket): its backend is ended, which
-   * settles it. A server that stays unreachable leaves it in doubt (STORE_UNAVAILABLE).
+   * A first try's last message was lost after its transaction id arrived: what became of it is asked
+   * before any later write runs (in-doubt.ts). Aborted: nothing was kept, the writes run again in
+   * order, as after any connection lost before COMMIT. Committed: the writes were kept but their
+   * answers (a claim's runs, events' ids) were lost, so they fail as STORE_UNAVAILABLE saying so, as
+   * a lost COMMIT always did. Unknown (the server stayed unreachable): STORE_UNAVAILABLE, in doubt.
    */
   private async settle(d: InDoubt<Pending>): Promise<void> {
-    let waited = 0;
-    for (let attempt = 0; ; attempt++) {
-      let status: string | undefined;
-      try {
-        status = await xactStatus(this.pool, d.xid, d.pid);
-      } catch (error) {
-        if (!isConnectionLoss(error)) break;
-      }
-      if (status === 'aborted') {
-        this.settled.aborted++;
-        this.lostBeforeCommit(d.batch, d.cause);
-        return;
-      }
-      if (status === 'committed') {
-        this.settled.committed++;
-        const kept = this.hooks.unavailable(d.cause, 'kept');
-        for (const p of d.batch) p.reject(kept);
-        // Other processes may not have heard: the hints ride again, on their own.
-        if (d.channels.length > 0) this.hooks.publish([], d.channels);
-        return;
-      }
-      if (status !== undefined && status !== 'in progress') break;
-      if (waited >= UNAVAILABLE_AFTER_MS) break;
-      // In progress: its backend was just told to end; unreachable: the server restarts.
-      const ms = status === 'in progress' ? 10 : Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** attempt);
-      await this.hooks.sleep(ms);
-      waited += ms;
+    const outcome = await settleInDoubt(this.pool, d.xid, d.pid, this.hooks.sleep);
+    this.settled[outcome]++;
+    if (outcome === 'aborted') {
+      this.lostBeforeCommit(d.batch, d.cause);
+      return;
     }
-    this.settled.unknown++;
-    const final = this.hooks.unavailable(d.cause, true);
-    for (const p of d.batch) p.reject(final);
+    const error = this.hooks.unavailable(d.cause, outcome === 'committed' ? 'kept' : true);
+    for (const p of d.batch) p.reject(error);
+    // Other processes may not have heard: the hints ride again, on their own.
+    if (outcome === 'committed' && d.channels.length > 0) this.hooks.publish([], d.channels);
   }
 
   /** Runs the batch; throws only when the connection itself failed (every write is settled or queued first). */
@@ -387,7 +351,7 @@ export class PgWriteQueue {
     if (again.length === 0) return;
     this.reconnects++;
     const lost = Math.max(...again.map((p) => p.lost));
-    this.backoffMs = Math.min(RECONNECT_MAX_MS, RECONNECT_BASE_MS * 2 ** (lost - 1));
+    this.backoffMs = reconnectDelay(lost);
     for (const p of again) p.waited += this.backoffMs;
     this.pending.unshift(...again);
   }
