@@ -69,7 +69,12 @@ export interface PathSelection {
 
 /** Compiles and caches queries; one per resolver (no module-level state). */
 export class JsonPathEvaluator {
-  private readonly env = createJsonPathEnvironment();
+  /**
+   * Built at the first query, not with the evaluator: every resolver has one (createBaton builds a
+   * resolver to check its options), and json-p3's load and the number-literal check cost a restarted
+   * worker ~10-20 ms of CPU before its first run, for steps that may never query a path.
+   */
+  private env: JSONPathEnvironment | undefined;
   private readonly cache = new Map<string, JSONPathQuery>();
 
   constructor(private readonly cacheSize = 256) {}
@@ -84,6 +89,7 @@ export class JsonPathEvaluator {
       return hit;
     }
     let query: JSONPathQuery;
+    this.env ??= createJsonPathEnvironment();
     try {
       query = this.env.compile(path);
     } catch (cause) {

@@ -72,3 +72,51 @@ it("registers itself, takes back a dead worker's runs and expired leases in ONE 
       if (e.type === 'lease:recovered' && 'reason' in e.data) reasons.push(e.data.reason);
   expect(reasons.sort()).toEqual(['expired', 'owner_gone', 'owner_gone']);
 });
+
+it("starts a dead worker's run again after ONE commit: the first claim joins the recovery's", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-worker-start-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const clock = new ManualClock('2026-11-27T12:00:00Z');
+  const store: SqliteStore = openSqliteStore(join(dir, 'baton.db'), { clock });
+  cleanup.push(() => store.close());
+  const bodies: Array<{ runId: string; commits: number; syncs: number; token: number }> = [];
+  const probe = defineTask({
+    name: 'probe',
+    run: async (_input: { n: number }, ctx) => {
+      const { commits, syncs } = store.commitStats;
+      bodies.push({ runId: ctx.runId, commits, syncs, token: (await store.getRun(ctx.runId))!.leaseToken });
+      return 'done';
+    },
+  });
+
+  const before = createBaton({ store, clock, worker: false, tasks: [probe] });
+  const run = await before.start(probe, { n: 1 });
+  await before.close();
+  const { host } = currentProcess();
+  const pid = deadPid();
+  const dead = `${host}/${pid}/dead`;
+  await store.registerWorker({
+    id: dead,
+    host,
+    pid,
+    processStart: null,
+    startedAt: clock.now(),
+    heartbeatAt: clock.now(),
+  });
+  // Held for an hour: only its owner's death can give it back before then.
+  const [held] = await store.claimRuns({ owner: dead, leaseMs: 3_600_000, limit: 1, names: ['probe'] });
+  expect(held?.id).toBe(run.id);
+
+  const { commits, syncs } = store.commitStats;
+  const baton: Baton = createBaton({ store, clock, tasks: [probe] });
+  cleanup.push(() => baton.close());
+  expect(await baton.handle(run.id).result()).toMatchObject({ status: 'succeeded', output: 'done' });
+  // Register, release the dead owner's run, remove it, recover expired leases, the first sweep and
+  // the claim: one transaction, one WAL sync, then the body (before: two of each, in turn).
+  expect(bodies).toHaveLength(1);
+  expect(bodies[0]).toMatchObject({ runId: run.id, commits: commits + 1, syncs: syncs + 1 });
+  // Fenced as before: the retake holds a newer lease token than the dead owner's.
+  expect(bodies[0]?.token).toBe((held?.leaseToken ?? 0) + 1);
+  const types = (await store.readEvents({ runId: run.id })).map((e) => e.type);
+  expect(types.indexOf('lease:recovered')).toBeLessThan(types.lastIndexOf('attempt:started'));
+});

@@ -42,19 +42,30 @@ export async function handleDueTimers(
   if (handled.length > 0) await engine.store.cancelTimers(handled);
 }
 
-/** Takes back at once the runs of gone processes on this host, and expired leases everywhere. */
-export async function takeBackRuns(engine: Engine, self: string, host: string): Promise<void> {
+/**
+ * Takes back at once the runs of gone processes on this host, and expired leases everywhere.
+ * `queued` is called right after the writes are asked for, in the same turn: what it asks for joins
+ * their commit and is applied after them (a worker's first claim sees the runs handed back).
+ */
+export async function takeBackRuns(
+  engine: Engine,
+  self: string,
+  host: string,
+  queued?: () => void,
+): Promise<void> {
   const { store, logger } = engine;
   const workers = await store.listWorkers(host);
   const gone = workers.filter((w) => w.id !== self && isGoneOnThisHost(w, host)).map((w) => w.id);
   // Asked for in one turn, so the three writes share one commit (and one fsync) instead of waiting
   // for each other's: a restarted worker's recovery was five durable commits in a row. The store
   // applies them in this order, and each stands alone (a failure of one leaves the others).
-  const [back, , expired] = await Promise.all([
+  const writes = Promise.all([
     gone.length > 0 ? store.releaseOwners(gone, 'owner_gone') : [],
     gone.length > 0 ? store.removeWorkers(gone) : undefined,
     store.recoverExpiredLeases(),
   ]);
+  queued?.();
+  const [back, , expired] = await writes;
   if (back.length > 0) logger.info({ runs: back.length, owners: gone }, 'took back runs of gone workers');
   if (expired.length > 0) logger.info({ runs: expired.length }, 'recovered expired leases');
 }

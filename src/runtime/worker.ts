@@ -138,7 +138,8 @@ export class Worker {
     if (!this.stopped) return;
     this.stopped = false;
     const now = this.engine.clock.now();
-    // Registered in the same commit as the recovery below (both asked for in this turn).
+    // Registered in the same commit as the recovery and the first claim below (all asked for in
+    // this turn; the store applies them in that order).
     const registered = this.engine.store.registerWorker({
       id: this.id,
       ...this.identity,
@@ -152,9 +153,18 @@ export class Worker {
       this.timerDue = true;
       this.wake();
     });
-    await Promise.all([registered, this.recover()]);
-    this.armHeartbeat();
-    this.wake();
+    // The first tick (its chores and its claim) is asked for the moment the recovery's writes are
+    // queued, in the same turn: it joins their commit and, coming after them, claims the runs they
+    // hand back. A dead worker's run thus starts again after ONE durable commit, not after the
+    // recovery's and then the claim's (issue 18 item 4). Fencing is unchanged: the claim bumps
+    // each run's lease token as before, only inside the same transaction as the release.
+    await Promise.all([
+      registered,
+      this.recover(() => {
+        this.armHeartbeat();
+        this.wake();
+      }),
+    ]);
   }
 
   /**
@@ -373,10 +383,13 @@ export class Worker {
       );
   }
 
-  /** Takes back runs of gone processes on this host at once, and expired leases everywhere. */
-  async recover(): Promise<void> {
+  /**
+   * Takes back runs of gone processes on this host at once, and expired leases everywhere.
+   * `queued` is called in the turn its writes are queued (before they commit).
+   */
+  async recover(queued?: () => void): Promise<void> {
     this.lastRecovery = this.engine.clock.now();
-    await takeBackRuns(this.engine, this.id, this.identity.host);
+    await takeBackRuns(this.engine, this.id, this.identity.host, queued);
   }
 
   /** Stops claiming, interrupts running attempts, waits for them, and hands their runs back. */
