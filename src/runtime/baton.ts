@@ -23,6 +23,7 @@ import { isTaskDefinition, type TaskDefinition } from './define-task.ts';
 import { checkCallbackName, DEFAULT_CALLBACK_NAME, servedRoutes } from './delivery-routes.ts';
 import { type DeliveryHandlers, dispatchDeliveries, onDeliveryDue } from './delivery-service.ts';
 import { type Engine, TaskRegistry } from './engine.ts';
+import { lazySilentLogger } from './lazy-logger.ts';
 import { type ResumeOptions, type ResumeResult, resumeRun } from './resume-run.ts';
 import { type SentSignal, sendSignal } from './send-signal.ts';
 import { type StartOptions, startFlow, startTask } from './start-run.ts';
@@ -71,6 +72,12 @@ export interface RunHandle<O = unknown> {
 
 const loadPino = onFirstUse<typeof import('pino')>('pino');
 
+/** pino at level $BATON_LOG_LEVEL; silent by default, and then built only when needed (lazy-logger.ts). */
+function defaultLogger(): Logger {
+  const level = process.env.BATON_LOG_LEVEL ?? 'silent';
+  return level === 'silent' ? lazySilentLogger(() => loadPino().pino({ level })) : loadPino().pino({ level });
+}
+
 type Startable<I, O> = TaskDefinition<I, O> | FlowDefinition<I> | string;
 
 /** A Baton instance: starts, follows, resumes, cancels and answers runs on one store, and runs a worker unless told not to. */
@@ -89,7 +96,7 @@ export class Baton implements AsyncDisposable {
   constructor(options: BatonOptions = {}) {
     refuseUnknownBatonKeys(options);
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? loadPino().pino({ level: process.env.BATON_LOG_LEVEL ?? 'silent' });
+    this.logger = options.logger ?? defaultLogger();
     this.ownsStore = typeof options.store !== 'object';
     this.store =
       typeof options.store === 'object'
