@@ -122,6 +122,34 @@ describe('exact BPE counter', () => {
     expect(ours(run)).toBe(reference(run));
   });
 
+  it('equals the reference on invented words (the short merge): syllables, letters, up to 130 parts', async () => {
+    // Words that are no token go through the packed short merge (bpe-merger.ts) below 129 parts and
+    // the heap above: names, identifiers and made-up words, each piece merged from its bytes.
+    const syllables = 'ba ke ri tho ung st qu x zz ion ment ing er ly ous ae oo ck ph'.split(' ');
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const [ours, reference] = await pair(name);
+      fc.assert(
+        fc.property(
+          fc.array(fc.constantFrom(...syllables), { minLength: 1, maxLength: 40 }),
+          fc.constantFrom('', ' ', 'X', '_', ' Mc'),
+          fc.stringMatching(/^[a-zA-Z]{0,12}$/),
+          (parts, prefix, tail) => {
+            const word = prefix + parts.join('') + tail;
+            return ours(word) === reference(word);
+          },
+        ),
+        { numRuns: 400, seed: 23 },
+      );
+      const next = random(29);
+      for (const n of [2, 3, 8, 31, 127, 128, 129, 130]) {
+        const word = Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(next() * 26))).join(
+          '',
+        );
+        expect(ours(word), `${name} ${n} letters`).toBe(reference(word));
+      }
+    }
+  });
+
   it('counts a long text without a separator without stalling (no quadratic merge)', async () => {
     const ours = await loadEncoding('o200k_base');
     // Base64-like letters: one regex piece of 300 KB. gpt-tokenizer's quadratic merge would take

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
-import { BpeMerger } from './bpe-counter.ts';
+import { BpeMerger } from './bpe-merger.ts';
 import { BpeTables, type RankTable } from './bpe-tables.ts';
 import { loadEncoding } from './encodings.ts';
 

@@ -6,7 +6,7 @@
  * part is still alive and its pair still has that rank (stale entries are skipped).
  */
 
-import type { BpeMerger } from './bpe-counter.ts';
+import type { BpeMerger } from './bpe-merger.ts';
 
 import { NO_RANK } from './bpe-tables.ts';
 
