@@ -114,7 +114,9 @@ describe('BatonSaver with a real graph', () => {
       .compile({ checkpointer: saver });
     await g.invoke({ doc: big }, cfg('doc'));
     const bytes = store.database
-      .prepare("SELECT sum(length(value)) FROM langgraph_blobs WHERE thread_id = 'doc' AND channel = 'doc'")
+      .prepare(
+        "SELECT sum(length(value)) FROM langgraph_entries WHERE thread_id = 'doc' AND kind = 2 AND channel = 'doc'",
+      )
       .pluck()
       .get() as number;
     expect(bytes).toBeGreaterThan(50_000);
@@ -131,7 +133,9 @@ describe('BatonSaver with a real graph', () => {
       expect.arrayContaining(['items', 'count']),
     );
     const row = store.database
-      .prepare("SELECT checkpoint, channel_versions FROM langgraph_checkpoints WHERE thread_id = 'v' LIMIT 1")
+      .prepare(
+        "SELECT value AS checkpoint, channel_versions FROM langgraph_entries WHERE thread_id = 'v' AND kind = 0 LIMIT 1",
+      )
       .get() as { checkpoint: Buffer; channel_versions: string };
     expect(JSON.parse(row.checkpoint.toString())).not.toHaveProperty('channel_versions');
     // A row as saved before: the versions in the serialized checkpoint too.
@@ -186,21 +190,22 @@ describe('retention', () => {
     const db = store.database;
     const orphanWrites = db
       .prepare(
-        `SELECT count(*) FROM langgraph_writes w WHERE NOT EXISTS (SELECT 1 FROM langgraph_checkpoints c
-         WHERE c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns AND c.checkpoint_id = w.checkpoint_id)`,
+        `SELECT count(*) FROM langgraph_entries w WHERE w.kind = 1 AND NOT EXISTS (SELECT 1 FROM langgraph_entries c
+         WHERE c.kind = 0 AND c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns
+         AND c.checkpoint_id = w.checkpoint_id)`,
       )
       .pluck()
       .get();
     expect(orphanWrites).toBe(0);
     // Only the values the two remaining checkpoints read are left.
     const blobs = db
-      .prepare("SELECT count(*) FROM langgraph_blobs WHERE thread_id = 'k'")
+      .prepare("SELECT count(*) FROM langgraph_entries WHERE thread_id = 'k' AND kind = 2")
       .pluck()
       .get() as number;
     const read = db
       .prepare(
-        `SELECT count(*) FROM (SELECT DISTINCT j.key, CAST(j.value AS TEXT) FROM langgraph_checkpoints c,
-         json_each(c.channel_versions) j WHERE c.thread_id = 'k')`,
+        `SELECT count(*) FROM (SELECT DISTINCT j.key, CAST(j.value AS TEXT) FROM langgraph_entries c,
+         json_each(c.channel_versions) j WHERE c.thread_id = 'k' AND c.kind = 0)`,
       )
       .pluck()
       .get() as number;
@@ -285,7 +290,7 @@ describe('retention', () => {
     await graph.invoke({ items: [] }, cfg('x'));
     await graph.invoke({ items: [] }, cfg('y'));
     await saver.deleteThread('x');
-    for (const table of ['langgraph_checkpoints', 'langgraph_writes', 'langgraph_blobs', 'langgraph_threads'])
+    for (const table of ['langgraph_entries', 'langgraph_threads'])
       expect(
         store.database.prepare(`SELECT count(*) FROM ${table} WHERE thread_id = 'x'`).pluck().get(),
       ).toBe(0);

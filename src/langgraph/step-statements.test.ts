@@ -53,10 +53,12 @@ describe('statements per LangGraph step (SQLite)', () => {
     const before = store.commitStats.commits;
     const out = await graph.invoke({ count: 0 }, { configurable: { thread_id: 't' }, durability: 'sync' });
     expect(out.count).toBe(20);
-    const puts = count(/^INSERT INTO langgraph_checkpoints /);
-    const writes = count(/^INSERT INTO langgraph_writes /);
+    // One table (migration 0026): a put is one statement with its values, a task's writes another.
+    const puts = count(/^INSERT INTO langgraph_entries .* VALUES \(\?, \?, 0,/);
+    const writes = count(/^INSERT INTO langgraph_entries .* VALUES \(\?, \?, 1,/);
     expect(puts).toBe(22);
     expect(writes).toBeGreaterThanOrEqual(20);
+    expect(count(/^INSERT INTO langgraph_entries /)).toBe(puts + writes);
     // A step's writes and checkpoint share a commit; the thread is touched once in it.
     expect(count(/^INSERT INTO langgraph_threads /)).toBe(store.commitStats.commits - before);
     expect(store.commitStats.commits - before).toBeLessThan(puts + writes);

@@ -113,8 +113,10 @@ export function renderListCheckpoints(
   q: GraphListQuery,
   dialect: Dialect,
   table: string,
+  /** Where checkpoints share their table with other rows (SQLite): which columns, which rows. */
+  layout: { columns: string; where: string } = { columns: CHECKPOINT_COLUMNS, where: '' },
 ): { sql: string; params: unknown[] } {
-  const where: string[] = [];
+  const where: string[] = layout.where ? [layout.where] : [];
   const params: unknown[] = [];
   const p = (v: unknown) => {
     params.push(v);
@@ -129,7 +131,7 @@ export function renderListCheckpoints(
     );
   const limit = p(Math.max(1, Math.floor(q.limit)));
   return {
-    sql: `SELECT ${CHECKPOINT_COLUMNS} FROM ${table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    sql: `SELECT ${layout.columns} FROM ${table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
          ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT ${limit}`,
     params,
   };

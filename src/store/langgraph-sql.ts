@@ -3,7 +3,9 @@
  * D1: the SQLite and Postgres stores each carried their own copy). A statement is its text and the
  * order of its values, so a store only executes: SQLite with `stmt(text).run(...values)`, Postgres
  * with `tx.execute(text, values)` inside its write queue. Parameters are numbered in order of
- * appearance; a value used twice is passed twice.
+ * appearance; a value used twice is passed twice. Since SQLite migration 0026 only the threads'
+ * statements (threadStatements) are shared: SQLite keeps checkpoints, writes and values in one table
+ * (sqlite/langgraph-entries-sql.ts), Postgres in the three `graphStatements` renders.
  */
 import type { Dialect } from './dialect.ts';
 import type {
@@ -37,6 +39,35 @@ export const THREAD_REFRESH_MS = 1_000;
 /** Rows per multi-row INSERT (a statement is prepared once per row count up to this). */
 export const ROWS_PER_INSERT = 32;
 
+/**
+ * The statements of the threads table alone: the same in both layouts of the other rows (SQLite
+ * keeps checkpoints, writes and values in one table since migration 0026, Postgres in three).
+ */
+export function threadStatements(d: Dialect, threads: string) {
+  const params = (n: number, from = 1) => Array.from({ length: n }, (_, i) => d.param(from + i)).join(', ');
+  const p = d.param;
+  return {
+    /**
+     * Every put and putWrites: the thread exists and its sliding expiry moves — written only when it
+     * moves by THREAD_REFRESH_MS, comes sooner (a shorter TTL) or appears or goes (see above).
+     */
+    touchThread: {
+      text: `INSERT INTO ${threads} AS t (${THREAD_COLUMNS}) VALUES (${params(4)})
+       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at
+       WHERE excluded.updated_at >= t.updated_at + ${THREAD_REFRESH_MS}
+         OR (excluded.expires_at IS NULL) <> (t.expires_at IS NULL) OR excluded.expires_at < t.expires_at`,
+      values: (threadId: string, now: number, expiresAt: number | null) => [threadId, now, now, expiresAt],
+    },
+    /** (threadId) */
+    hasThread: `SELECT 1 FROM ${threads} WHERE thread_id = ${p(1)}`,
+    /** (target, now, now, expiresAt, source) */
+    copyThread: `INSERT INTO ${threads} (${THREAD_COLUMNS})
+       SELECT ${params(4)} FROM ${threads} WHERE thread_id = ${p(5)}`,
+    /** (now, limit) */
+    dueThreads: `SELECT thread_id FROM ${threads} WHERE expires_at IS NOT NULL AND expires_at <= ${p(1)} LIMIT ${p(2)}`,
+  };
+}
+
 /** The statements of the LangGraph tables for one dialect and one set of table names. */
 export function graphStatements(d: Dialect, t: GraphTableNames) {
   /** `n` placeholders from the `from`-th. */
@@ -68,6 +99,7 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
   const writesReplacing = cached((rows) => insertWrites(rows, true));
   const writesOnce = cached((rows) => insertWrites(rows, false));
   return {
+    ...threadStatements(d, t.threads),
     // A (channel, version) holds one value; a checkpoint put again must not change what others read.
     /** Up to ROWS_PER_INSERT blobs in one statement. */
     insertBlobs: {
@@ -98,17 +130,6 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
         row.source,
         now,
       ],
-    },
-    /**
-     * Every put and putWrites: the thread exists and its sliding expiry moves — written only when it
-     * moves by THREAD_REFRESH_MS, comes sooner (a shorter TTL) or appears or goes (see above).
-     */
-    touchThread: {
-      text: `INSERT INTO ${t.threads} AS t (${THREAD_COLUMNS}) VALUES (${params(4)})
-       ON CONFLICT (thread_id) DO UPDATE SET updated_at = excluded.updated_at, expires_at = excluded.expires_at
-       WHERE excluded.updated_at >= t.updated_at + ${THREAD_REFRESH_MS}
-         OR (excluded.expires_at IS NULL) <> (t.expires_at IS NULL) OR excluded.expires_at < t.expires_at`,
-      values: (threadId: string, now: number, expiresAt: number | null) => [threadId, now, now, expiresAt],
     },
     insertWrites: {
       /**
@@ -143,8 +164,6 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
        WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)} AND checkpoint_id = ${p(3)}`,
     /** (threadId) */
     hasCheckpoints: `SELECT 1 FROM ${t.checkpoints} WHERE thread_id = ${p(1)} LIMIT 1`,
-    /** (threadId) */
-    hasThread: `SELECT 1 FROM ${t.threads} WHERE thread_id = ${p(1)}`,
     /** (target, now, source) */
     copyCheckpoints: `INSERT INTO ${t.checkpoints} (${CHECKPOINT_COLUMNS})
        SELECT ${p(1)}, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata_type, metadata,
@@ -157,9 +176,6 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
     /** (target, source) */
     copyBlobs: `INSERT INTO ${t.blobs} (${BLOB_COLUMNS})
        SELECT ${p(1)}, checkpoint_ns, channel, version, type, value FROM ${t.blobs} WHERE thread_id = ${p(2)}`,
-    /** (target, now, now, expiresAt, source) */
-    copyThread: `INSERT INTO ${t.threads} (${THREAD_COLUMNS})
-       SELECT ${params(4)} FROM ${t.threads} WHERE thread_id = ${p(5)}`,
     /** (threadId): keep-latest over every namespace of a thread. */
     pruneCheckpoints: `DELETE FROM ${t.checkpoints} AS c WHERE thread_id = ${p(1)} AND checkpoint_id < (
        SELECT max(k.checkpoint_id) FROM ${t.checkpoints} k
@@ -170,8 +186,6 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
        AND k.checkpoint_ns = w.checkpoint_ns AND k.checkpoint_id = w.checkpoint_id)`,
     /** (threadId) */
     blobNamespaces: `SELECT DISTINCT checkpoint_ns FROM ${t.blobs} WHERE thread_id = ${p(1)}`,
-    /** (now, limit) */
-    dueThreads: `SELECT thread_id FROM ${t.threads} WHERE expires_at IS NOT NULL AND expires_at <= ${p(1)} LIMIT ${p(2)}`,
     /** (limit) */
     listThreads: `${threadSelect} ORDER BY t.updated_at DESC, t.thread_id LIMIT ${p(1)}`,
     /** (threadId) */

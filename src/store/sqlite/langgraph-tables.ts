@@ -1,8 +1,9 @@
 /**
- * LangGraph.js checkpoints in the SQLite store (migration 0018). Writes go through the store's
- * write queue, so a checkpoint and the writes LangGraph issues in the same turn share one commit
- * and one fsync; each put or putWrites is its own savepoint, so it lands whole or not at all.
- * The statements are shared with Postgres (../langgraph-sql.ts); this file only executes them.
+ * LangGraph.js checkpoints in the SQLite store (migrations 0018, 0026: checkpoints, writes and
+ * values in one table). Writes go through the store's write queue, so a checkpoint and the writes
+ * LangGraph issues in the same turn share one commit and one fsync; each put or putWrites is its own
+ * savepoint, so it lands whole or not at all. The statements are in ./langgraph-entries-sql.ts (the
+ * threads' shared with Postgres); this file only executes them.
  */
 import { BatonError } from '../../core/index.ts';
 import { DIALECTS } from '../dialect.ts';
@@ -27,15 +28,11 @@ import {
   toWriteRow,
   type WriteSqlRow,
 } from '../langgraph-rules.ts';
-import { graphStatements, insertChunks, lastPerIndex } from '../langgraph-sql.ts';
+import { insertChunks, lastPerIndex } from '../langgraph-sql.ts';
+import { CHECKPOINTS, ENTRY_CHECKPOINT_COLUMNS, ENTRY_SQL as SQL } from './langgraph-entries-sql.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 
-const SQL = graphStatements(DIALECTS.sqlite, {
-  threads: 'langgraph_threads',
-  checkpoints: 'langgraph_checkpoints',
-  writes: 'langgraph_writes',
-  blobs: 'langgraph_blobs',
-});
+const LIST_LAYOUT = { columns: ENTRY_CHECKPOINT_COLUMNS, where: CHECKPOINTS };
 
 export class SqliteGraphCheckpoints implements GraphCheckpointStore {
   /**
@@ -62,9 +59,13 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
     const versions = JSON.stringify(row.channelVersions);
     return this.ctx.write(() => {
       const now = this.ctx.now();
-      for (const chunk of insertChunks(blobs))
-        this.ctx.stmt(SQL.insertBlobs.text(chunk.length)).run(...SQL.insertBlobs.values(row, chunk));
-      this.ctx.stmt(SQL.upsertCheckpoint.text).run(...SQL.upsertCheckpoint.values(row, versions, now));
+      // The checkpoint and (nearly always all) its values in one statement.
+      const [first = [], ...rest] = insertChunks(blobs);
+      this.ctx
+        .stmt(SQL.putCheckpoint.text(first.length))
+        .run(...SQL.putCheckpoint.values(row, versions, now, first));
+      for (const chunk of rest)
+        this.ctx.stmt(SQL.insertValues.text(chunk.length)).run(...SQL.insertValues.values(row, chunk));
       const touched = this.touchThread(row.threadId, now, retention);
       if (retention.keepLatest !== undefined) this.keepLatest(row.threadId, row.ns, retention.keepLatest);
       // Only now: a write that threw is rolled back to its savepoint, its touch with it.
@@ -105,7 +106,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
 
   async listCheckpoints(q: GraphListQuery): Promise<GraphCheckpointWithWrites[]> {
     this.guard();
-    const { sql, params } = renderListCheckpoints(q, DIALECTS.sqlite, 'langgraph_checkpoints');
+    const { sql, params } = renderListCheckpoints(q, DIALECTS.sqlite, 'langgraph_entries', LIST_LAYOUT);
     const rows = this.ctx.stmt(sql).all(...params) as CheckpointSqlRow[];
     return rows.map((r) => this.withWrites(r));
   }
@@ -130,9 +131,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
           { data: { threadId: targetThreadId } },
         );
       const now = this.ctx.now();
-      this.ctx.stmt(SQL.copyCheckpoints).run(targetThreadId, now, sourceThreadId);
-      this.ctx.stmt(SQL.copyWrites).run(targetThreadId, sourceThreadId);
-      this.ctx.stmt(SQL.copyBlobs).run(targetThreadId, sourceThreadId);
+      this.ctx.stmt(SQL.copyEntries).run(targetThreadId, now, sourceThreadId, targetThreadId, sourceThreadId);
       this.ctx.stmt(SQL.copyThread).run(targetThreadId, now, now, expiry(now, retention), sourceThreadId);
     });
   }
@@ -147,7 +146,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
         }
         this.ctx.stmt(SQL.pruneCheckpoints).run(id);
         this.ctx.stmt(SQL.pruneWrites).run(id);
-        const namespaces = this.ctx.stmt(SQL.blobNamespaces).pluck().all(id) as string[];
+        const namespaces = this.ctx.stmt(SQL.valueNamespaces).pluck().all(id) as string[];
         for (const ns of namespaces) this.collectBlobs(id, ns);
       }
     });
@@ -176,7 +175,7 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
 
   private withWrites(r: CheckpointSqlRow): GraphCheckpointWithWrites {
     const blobs = this.ctx
-      .stmt(SQL.blobsOf)
+      .stmt(SQL.valuesOf)
       .all(r.channel_versions, r.thread_id, r.checkpoint_ns) as GraphBlobRow[];
     const writes = this.ctx
       .stmt(SQL.writesOf)
@@ -207,15 +206,14 @@ export class SqliteGraphCheckpoints implements GraphCheckpointStore {
       .pluck()
       .get(threadId, ns, keep - 1) as string | undefined;
     if (oldestKept === undefined) return;
-    const dropped = this.ctx.stmt(SQL.checkpointsBefore).run(threadId, ns, oldestKept).changes;
+    const dropped = this.ctx.stmt(SQL.entriesBefore).run(threadId, ns, oldestKept).changes;
     if (dropped === 0) return;
-    this.ctx.stmt(SQL.writesBefore).run(threadId, ns, oldestKept);
     this.collectBlobs(threadId, ns);
   }
 
   /** Deletes the channel values no remaining checkpoint of the namespace reads. */
   private collectBlobs(threadId: string, ns: string): void {
-    this.ctx.stmt(SQL.collectBlobs).run(threadId, ns, threadId, ns);
+    this.ctx.stmt(SQL.collectValues).run(threadId, ns, threadId, ns);
   }
 
   private deleteThreadNow(threadId: string): void {
