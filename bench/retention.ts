@@ -7,41 +7,30 @@
  *   10 simulated minutes (manual clock, real file). Bounded means h8 ≈ h3 (ratio printed as
  *   retention.growth_h3_to_h8; it grew without limit before: 500 runs swept an hour).
  * - retention.runs_h8: rows left in `runs` at hour 8 (≈ one TTL plus one sweep interval of runs).
- * - retention.sweep_p50_ms / _p99_ms / _max_ms: single sweeps (one write, its commit and WAL sync
- *   included, measured around the call) while a backlog of 50,000 expired runs is worked off with
- *   the sweep's default 1 ms slice. Since the WAL's fdatasync runs off the event loop, this is no longer
- *   what the loop is held for; the next figures are.
- * - retention.sweep_loop_block_p99_ms / _max_ms: how long the event loop was held, seen from a 1 ms
- *   interval timer during that backlog (each gap between its ticks, less the 1 ms), p99 and max,
- *   printed beside retention.write_slice_ms (the 4 ms slice a sweep must stay within, issue 11
- *   item 3). retention.sweep_loop_delay_p99_ms: the same from `monitorEventLoopDelay` (1 ms
- *   resolution).
- * - retention.sweep_hold_p99_ms / _max_ms: per sweep, how long its write transaction held the event
- *   loop, BEGIN to COMMIT, as the store itself reports it (commitStats.holds, also on /metrics as
- *   baton_sqlite_write_hold_*): the figure the target is about, without the ticker's resolution.
- *   It is wall time, so it includes what the machine did to the thread meanwhile. Each sweep's
- *   transaction is therefore told apart from /proc/thread-self (Linux), sampled at its BEGIN and at
- *   its COMMIT: preempted (an involuntary context switch or run-queue wait), blocked in the kernel
- *   (a voluntary switch: I/O), or a V8 GC pause inside it;
- *   or a steal tick of the hypervisor during the sweep (this machine is a virtual one: a stolen CPU
- *   stops the thread with no switch its kernel sees; /proc/stat counts it in 10 ms ticks, so a
- *   shorter theft shows only sometimes). retention.sweep_hold_undisturbed_max_ms is the longest hold
- *   of the sweeps that had none of those (the sweep's own work, less the thefts too short to show),
- *   and retention.sweeps_over_slice / _preempted / _blocked / _gc / _stolen count the sweeps that
- *   held the loop longer than the write slice and why (retention.sweeps_stolen_share: the share of
- *   all sweeps with a steal tick, what chance alone would put there). (The thread's CPU time from schedstat was reported here
- *   before; the kernel updates it for a running thread only at ticks and switches, so single sweeps
- *   read milliseconds off either way.)
- *   retention.idle_loop_block_p99_ms / _max_ms: the 1 ms ticker's gaps with nothing to do, just
- *   before (what the machine alone does to the figure). retention.sweep_gc_pause_max_ms: V8's
- *   longest pause during the backlog.
+ * - retention.sweep_p50_ms / _p99_ms / _max_ms: single sweeps (one transaction on the sweeper thread,
+ *   its commit included, measured around the call) while a backlog of 50,000 expired runs is worked
+ *   off with the sweep's default 1 ms slice.
+ * - retention.sweep_loop_block_p99_ms / _max_ms: how long the event loop was held during that backlog,
+ *   seen from a 1 ms interval timer (each gap between its ticks, less the 1 ms), printed beside
+ *   retention.write_slice_ms (the 4 ms slice, issue 11 item 3); retention.sweep_loop_delay_p99_ms the
+ *   same from `monitorEventLoopDelay`; retention.idle_loop_block_p99_ms / _max_ms the ticker's gaps
+ *   with nothing to do, just before (what the machine alone does to the figure);
+ *   retention.sweep_gc_pause_max_ms V8's longest pause meanwhile. retention.sweep_loop_transactions:
+ *   transactions the loop's own connection ran during the backlog — 0, the sweeps run on their thread
+ *   (src/store/sqlite/sweeper.ts); before, each sweep was one, held on the loop.
+ * - retention.sweep_writes_held_p99_ms / _max_ms: per sweep, how long the store's writes waited for
+ *   it (the sweeper's own figure, also baton_sqlite_sweep_writes_held_max_ms on /metrics): wall
+ *   time, so a thread preempted or a virtual CPU stolen by the hypervisor inside the transaction shows
+ *   too. retention.sweeps_over_slice counts the sweeps that held them past the write slice, _stolen
+ *   those with a steal tick in /proc/stat meanwhile (10 ms ticks, so a shorter theft shows only
+ *   sometimes), beside retention.sweeps_stolen_share, the share of all sweeps with one.
  * - retention.gc_runs_per_s: `baton gc`'s rate (200 ms slices) over another 50,000 expired runs,
  *   median of 3. Target ≥ 10,000 (it was ≈ 74 before the runs.root_id index and batched sweeps).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { openSqliteStore, type SqliteStore, sqliteDriver } from '../src/store/index.ts';
+import { openSqliteStore, type SqliteStore } from '../src/store/index.ts';
 import { ManualClock } from '../src/time/index.ts';
 import { retentionBatch } from './_retention-runs.ts';
 import { median, withTempDir } from './_stats.ts';
@@ -97,83 +86,6 @@ function quantiles(values: number[]): { p50: number; p99: number; max: number } 
   return { p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
-const SCHEDSTAT = '/proc/thread-self/schedstat';
-const STATUS = '/proc/thread-self/status';
-
-interface ThreadState {
-  /** Time spent waiting on the run queue (ms). */
-  waited: number;
-  /** Context switches: voluntary (the thread slept in the kernel) and involuntary (preempted). */
-  voluntary: number;
-  involuntary: number;
-}
-
-/** What the kernel says of this thread so far, where it tells it (Linux). */
-function threadState(): ThreadState | undefined {
-  if (!existsSync(SCHEDSTAT)) return undefined;
-  const waited = Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[1] ?? 0) / 1e6;
-  const status = readFileSync(STATUS, 'utf8');
-  const count = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-  return {
-    waited,
-    voluntary: count('voluntary_ctxt_switches'),
-    involuntary: count('nonvoluntary_ctxt_switches'),
-  };
-}
-
-type Run = (...args: unknown[]) => unknown;
-type Prepare = (this: unknown, sql: string) => { run: Run };
-
-/**
- * What happened to the thread inside each write transaction: the driver's `prepare` is wrapped while
- * the store opens, so its BEGIN samples the thread's state just before and its COMMIT or ROLLBACK
- * just after (the samples themselves add ≈ 0.05 ms to each hold).
- */
-function watchTransactions(): { windows: TxWindow[]; stop: () => void } {
-  const windows: TxWindow[] = [];
-  const proto = sqliteDriver().Database.prototype as unknown as { prepare: Prepare };
-  const original = proto.prepare;
-  let open: { state: ThreadState | undefined; start: number } | undefined;
-  proto.prepare = function (this: unknown, sql: string) {
-    const statement = original.call(this, sql);
-    const run = statement.run.bind(statement);
-    if (sql === 'BEGIN IMMEDIATE')
-      statement.run = (...args) => {
-        open = { state: threadState(), start: performance.now() };
-        return run(...args);
-      };
-    else if (sql === 'COMMIT' || sql === 'ROLLBACK')
-      statement.run = (...args) => {
-        try {
-          return run(...args);
-        } finally {
-          const end = performance.now();
-          const after = threadState();
-          const before = open?.state;
-          if (open && before && after)
-            windows.push({
-              start: open.start,
-              end,
-              preempted: after.involuntary > before.involuntary || after.waited - before.waited > 0.1,
-              blocked: after.voluntary > before.voluntary,
-            });
-          open = undefined;
-        }
-      };
-    return statement;
-  };
-  return { windows, stop: () => (proto.prepare = original) };
-}
-
-interface TxWindow {
-  start: number;
-  end: number;
-  /** An involuntary context switch or run-queue wait inside the transaction. */
-  preempted: boolean;
-  /** A voluntary switch: the thread slept in the kernel (I/O) inside the transaction. */
-  blocked: boolean;
-}
-
 /**
  * Time the hypervisor gave this virtual machine's CPUs to others, all CPUs together (in clock ticks
  * of 10 ms, so a shorter theft shows only sometimes): it stops the thread without any switch the
@@ -185,13 +97,9 @@ function stolenTicks(): number | undefined {
   return fields.length > 8 ? Number(fields[8]) : undefined;
 }
 
-/** A sweep's hold, and what else happened to the thread during it. */
+/** How long one sweep held the store's writes, and whether the hypervisor stole a tick meanwhile. */
 interface SweepHold {
-  holdMs: number;
-  preempted: boolean;
-  blocked: boolean;
-  gc: boolean;
-  /** The machine's CPUs lost a steal tick to the hypervisor during the sweep. */
+  heldMs: number;
   stolen: boolean;
 }
 
@@ -213,90 +121,64 @@ async function tickerGaps(during: () => Promise<void>): Promise<number[]> {
 }
 
 /**
- * Each sweep's time (its write, commit and sync, measured around the call), and how long the event
- * loop was held meanwhile: the gaps of a 1 ms interval timer, less its 1 ms, and Node's own
- * event-loop delay histogram.
+ * Each sweep's time (its transaction on the sweeper thread, measured around the call), how long it
+ * held the store's writes (the sweeper's own figure), and how long the event loop was held meanwhile:
+ * the gaps of a 1 ms interval timer, less its 1 ms, Node's event-loop delay histogram, and the
+ * transactions the loop's own connection ran (none: the sweeps are the thread's).
  */
 async function sweepSlices(dir: string) {
-  const watch = watchTransactions();
-  let store: SqliteStore;
-  try {
-    store = openSqliteStore(`${dir}/slices.db`);
-  } finally {
-    watch.stop();
-  }
+  const store = openSqliteStore(`${dir}/slices.db`);
   await addFinished(store, 's', BACKLOG, Date.now() - 1);
   const idle = await tickerGaps(() => new Promise((resolve) => setTimeout(resolve, 2_000)));
   const times: number[] = [];
   const holds: SweepHold[] = [];
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
-  // V8's own pauses during the backlog: a long one shows as a long gap that no sweep asked for.
-  const gcPauses: Array<{ start: number; end: number }> = [];
+  const gcPauses: number[] = [];
   const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries())
-      gcPauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    for (const entry of list.getEntries()) gcPauses.push(entry.duration);
   });
   gc.observe({ entryTypes: ['gc'] });
-  const sweepWindows: Array<TxWindow | undefined> = [];
+  const loopCommits = store.commitStats.commits;
   let blocks: number[];
   try {
     blocks = await tickerGaps(async () => {
       for (;;) {
-        const seen = watch.windows.length;
         const stolenBefore = stolenTicks();
         const t0 = performance.now();
         const { runs } = await store.sweep();
         times.push(performance.now() - t0);
         const stolenAfter = stolenTicks();
-        // A sweep is one transaction (the bench writes nothing else meanwhile).
-        sweepWindows.push(watch.windows.length === seen + 1 ? watch.windows[seen] : undefined);
         holds.push({
-          holdMs: store.commitStats.holds.lastMs,
-          preempted: false,
-          blocked: false,
-          gc: false,
+          heldMs: store.commitStats.sweeps.heldLastMs,
           stolen: stolenBefore !== undefined && stolenAfter !== undefined && stolenAfter > stolenBefore,
         });
         if (runs === 0) break;
       }
     });
-    // The observer reports pauses after the fact: match them to the sweeps once all are in.
     await new Promise((resolve) => setTimeout(resolve, 10));
   } finally {
     delay.disable();
     gc.disconnect();
   }
-  holds.forEach((hold, i) => {
-    const w = sweepWindows[i];
-    // Without its window (never, unless the sweep wrote nothing) it counts as disturbed.
-    hold.preempted = w?.preempted ?? true;
-    hold.blocked = w?.blocked ?? false;
-    hold.gc = w !== undefined && gcPauses.some((p) => p.start < w.end && p.end > w.start);
-  });
+  const loopTransactions = store.commitStats.commits - loopCommits;
   await store.close();
   const loop = quantiles(blocks);
-  const held = quantiles(holds.map((h) => h.holdMs));
-  const undisturbed = holds.filter((h) => !h.preempted && !h.blocked && !h.gc && !h.stolen);
-  const over = holds.filter((h) => h.holdMs > WRITE_SLICE_MS);
+  const held = quantiles(holds.map((h) => h.heldMs));
+  const over = holds.filter((h) => h.heldMs > WRITE_SLICE_MS);
   return {
     sweeps: quantiles(times),
+    count: holds.length,
     blockP99: loop.p99,
     blockMax: loop.max,
     idleP99: quantiles(idle).p99,
     idleMax: quantiles(idle).max,
-    gcMax: quantiles(gcPauses.map((p) => p.end - p.start)).max,
-    holdP99: held.p99,
-    holdMax: held.max,
-    undisturbed: undisturbed.length,
-    undisturbedMax: quantiles(undisturbed.map((h) => h.holdMs)).max,
-    over: {
-      all: over.length,
-      preempted: over.filter((h) => h.preempted).length,
-      blocked: over.filter((h) => h.blocked).length,
-      gc: over.filter((h) => h.gc).length,
-      stolen: over.filter((h) => h.stolen).length,
-    },
+    gcMax: quantiles(gcPauses).max,
+    loopTransactions,
+    heldP99: held.p99,
+    heldMax: held.max,
+    over: over.length,
+    overStolen: over.filter((h) => h.stolen).length,
     stolenShare: holds.filter((h) => h.stolen).length / Math.max(1, holds.length),
     // The histogram counts the 1 ms resolution itself as delay; it is taken off like the timer's.
     delayP99: Math.round(Math.max(0, delay.percentile(99) / 1e6 - 1) * 100) / 100,
@@ -343,15 +225,12 @@ export default async function bench(): Promise<Array<{ metric: string; value: nu
       { metric: 'retention.idle_loop_block_p99_ms', value: slices.idleP99, unit: 'ms' },
       { metric: 'retention.idle_loop_block_max_ms', value: slices.idleMax, unit: 'ms' },
       { metric: 'retention.sweep_gc_pause_max_ms', value: slices.gcMax, unit: 'ms' },
-      { metric: 'retention.sweep_hold_p99_ms', value: slices.holdP99, unit: 'ms' },
-      { metric: 'retention.sweep_hold_max_ms', value: slices.holdMax, unit: 'ms' },
-      { metric: 'retention.sweep_hold_undisturbed_max_ms', value: slices.undisturbedMax, unit: 'ms' },
-      { metric: 'retention.sweeps_undisturbed', value: slices.undisturbed, unit: 'sweeps' },
-      { metric: 'retention.sweeps_over_slice', value: slices.over.all, unit: 'sweeps' },
-      { metric: 'retention.sweeps_over_slice_preempted', value: slices.over.preempted, unit: 'sweeps' },
-      { metric: 'retention.sweeps_over_slice_blocked', value: slices.over.blocked, unit: 'sweeps' },
-      { metric: 'retention.sweeps_over_slice_gc', value: slices.over.gc, unit: 'sweeps' },
-      { metric: 'retention.sweeps_over_slice_stolen', value: slices.over.stolen, unit: 'sweeps' },
+      { metric: 'retention.sweeps', value: slices.count, unit: 'sweeps' },
+      { metric: 'retention.sweep_loop_transactions', value: slices.loopTransactions, unit: 'tx' },
+      { metric: 'retention.sweep_writes_held_p99_ms', value: slices.heldP99, unit: 'ms' },
+      { metric: 'retention.sweep_writes_held_max_ms', value: slices.heldMax, unit: 'ms' },
+      { metric: 'retention.sweeps_over_slice', value: slices.over, unit: 'sweeps' },
+      { metric: 'retention.sweeps_over_slice_stolen', value: slices.overStolen, unit: 'sweeps' },
       // The share of all sweeps that saw a steal tick: what chance alone puts among those over the slice.
       {
         metric: 'retention.sweeps_stolen_share',

@@ -49,12 +49,11 @@ const TARGETS: Readonly<Record<string, Target>> = {
   'retention.gc_runs_per_s': { op: '>=', value: 10_000 },
   'retention.growth_h3_to_h8': { op: '<=', value: 1.1 },
   'retention.sweep_p99_ms': { op: '<=', value: 10 },
-  // A sweep never holds the event loop longer than the write slice.
+  // A sweep never holds the event loop longer than the write slice: it runs on its own thread (none
+  // of the loop's transactions is a sweep), and the writes wait for it no longer than the slice.
   'retention.sweep_loop_block_p99_ms': { op: '<=', factor: 1, of: 'retention.write_slice_ms' },
-  // The same, as the store reports each sweep's transaction (BEGIN to COMMIT). The longest of the
-  // sweeps nothing else was seen to disturb (sweep_hold_undisturbed_max_ms) has no target: a steal
-  // of the virtual CPU shorter than /proc/stat's 10 ms tick can hide in it.
-  'retention.sweep_hold_p99_ms': { op: '<=', factor: 1, of: 'retention.write_slice_ms' },
+  'retention.sweep_loop_transactions': { op: '<=', value: 0 },
+  'retention.sweep_writes_held_p99_ms': { op: '<=', factor: 1, of: 'retention.write_slice_ms' },
   // Issue 18 item 1: exact token counting near the floor, and the protocol 002 §7.2 plan.
   'tokens.mb_per_s': { op: '>=', value: 10 },
   'context.plan_protocol_example_ms': { op: '<=', value: 50 },

@@ -360,9 +360,10 @@ export class Worker {
     // The wake timer fires when the earliest lease expires; half a lease keeps recovery prompt.
     if (now - this.lastRecovery >= this.leaseMs / 2) await this.recover();
     if (now - this.lastSweep >= this.sweepEveryMs) {
-      // Each sweep holds the loop for one write slice at most; a backlog is worked off a few slices
-      // per tick (each its own commit, so claims and deadlines get turns in between), and the sweep
-      // counts as done only when nothing expired is left.
+      // Each sweep holds the store's writes for about one sweep slice (on SQLite it runs on its own
+      // thread, off the loop); a backlog is worked off a few slices per tick (each its own commit,
+      // so claims and deadlines get turns in between), and the sweep counts as done only when
+      // nothing expired is left.
       let finished = false;
       for (let i = 0; i < SWEEPS_PER_TICK && !this.stopped; i++) {
         if ((await this.engine.store.sweep()).runs === 0) {

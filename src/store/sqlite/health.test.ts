@@ -13,6 +13,7 @@ const figures = {
   syncs: 5,
   checkpoints: { offLoop: 3, held: 1 },
   holds: { lastMs: 0.4, maxMs: 6.25, overSlice: 2 },
+  sweeps: { sweeps: 7, heldLastMs: 0.5, heldMaxMs: 1.75 },
 };
 
 describe('the SQLite store on /health and /metrics', () => {
@@ -29,6 +30,8 @@ describe('the SQLite store on /health and /metrics', () => {
     expect(value('baton_sqlite_checkpoints', 'no')).toBe(2);
     expect(value('baton_sqlite_checkpoints', 'yes')).toBe(1);
     expect(value('baton_sqlite_wal_bytes')).toBe(4096);
+    expect(value('baton_sqlite_sweeps')).toBe(7);
+    expect(value('baton_sqlite_sweep_writes_held_max_ms')).toBe(1.75);
   });
 
   it('warns when the WAL has outgrown what checkpoints keep it to', () => {

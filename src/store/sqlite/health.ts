@@ -17,6 +17,7 @@ export interface SqliteFigures {
   syncs: number;
   checkpoints: { offLoop: number; held: number };
   holds: { lastMs: number; maxMs: number; overSlice: number };
+  sweeps: { sweeps: number; heldLastMs: number; heldMaxMs: number };
 }
 
 const CHECKPOINTS_HELP =
@@ -83,6 +84,16 @@ export function sqliteHealth(figures: SqliteFigures, walBytes: number): StoreHea
         help: CHECKPOINTS_HELP,
         value: figures.checkpoints.held,
         labels: { held: 'yes' },
+      },
+      {
+        name: 'baton_sqlite_sweeps',
+        help: 'TTL sweeps run on the sweeper thread since the store opened (the event loop is not held by them).',
+        value: figures.sweeps.sweeps,
+      },
+      {
+        name: 'baton_sqlite_sweep_writes_held_max_ms',
+        help: "Longest the store's writes waited for one sweep on the sweeper thread since the store opened (ms).",
+        value: ms(figures.sweeps.heldMaxMs),
       },
       { name: 'baton_sqlite_wal_bytes', help: 'Size of the write-ahead log file (bytes).', value: walBytes },
     ],

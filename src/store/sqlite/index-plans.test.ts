@@ -1,7 +1,8 @@
 /**
  * The indexes of `runs` against the statements that need them (issue 18: every index a run's state
- * change touches is pages its commit writes). Every statement a run's life, a worker's upkeep and a
- * sweep execute is logged with its arguments and explained: none may scan the runs table whole
+ * change touches is pages its commit writes). Every statement a run's life and a worker's upkeep
+ * execute on the store's connection is logged with its arguments and explained (a sweep's run on
+ * the sweeper thread's connection: sqlite-store.test.ts explains those): none may scan the runs table whole
  * (except counting runs by status, which reads them all by design), and the lease statements use
  * runs_leased, the one index (migration 0024) that replaced runs_owner and runs_lease_expiry.
  */

@@ -21,6 +21,7 @@ import { runStoreFlowContract } from '../store-flow.contract.ts';
 import { sqliteDriver } from './driver.ts';
 import { listMigrations } from './open-database.ts';
 import { openSqliteStore } from './sqlite-store.ts';
+import { SWEEP_SQL } from './sweep-plan.ts';
 
 const { Database } = sqliteDriver();
 
@@ -189,7 +190,7 @@ describe('SQLite store specifics', () => {
     expect(existsSync(join(dir, 'ro-missing.db'))).toBe(false);
   });
 
-  it('sweeps a backlog by the runs.root_id index, all of it when the slice allows, and returns space', async () => {
+  it('sweeps a backlog off the event loop, by index, in batches, and returns space', async () => {
     const clock = new ManualClock(T0);
     const store = openSqliteStore(join(dir, 'sweep.db'), { clock });
     const N = 1_200;
@@ -207,20 +208,55 @@ describe('SQLite store specifics', () => {
     // Finished runs whose TTL ends at T0 + 1 s; 'kept' lives longer.
     db.prepare("UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id != 'kept'").run(T0 + 1_000);
     db.prepare("UPDATE runs SET status = 'succeeded', expires_at = ? WHERE id = 'kept'").run(T0 + 10_000);
-    const plan = db
-      .prepare("EXPLAIN QUERY PLAN SELECT id FROM runs WHERE root_id IN (SELECT value FROM json_each('[]'))")
-      .all() as Array<{ detail: string }>;
-    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX runs_root/);
+    // Every statement of a sweep finds its rows by index, never by scanning the tables.
+    db.exec(SWEEP_SQL.prepare);
+    for (const sql of [SWEEP_SQL.anyExpired, SWEEP_SQL.pick, ...SWEEP_SQL.deletes]) {
+      const args = sql === SWEEP_SQL.pick ? [0, 1] : sql === SWEEP_SQL.anyExpired ? [0] : [];
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>;
+      const details = plan.map((p) => p.detail).join(' | ');
+      expect(details).toMatch(/SEARCH/);
+      expect(details).not.toMatch(/\bSCAN\b/);
+    }
     db.pragma('wal_checkpoint(TRUNCATE)');
     const pagesBefore = db.pragma('page_count', { simple: true }) as number;
-    await clock.advance(2_000);
-    // Under a manual clock the slice never runs out: one sweep takes the whole backlog (it was 500).
-    expect(await store.sweep()).toEqual({ runs: N });
+    const loopHolds = store.commitStats.commits;
+    // Nothing has expired yet: the sweep answers from one read, with no thread and no hold.
     expect(await store.sweep()).toEqual({ runs: 0 });
+    expect(store.commitStats.sweeps.sweeps).toBe(0);
+    await clock.advance(2_000);
+    // Sweeps run on the sweeper thread, each one batch sized to the slice in real time.
+    let swept = 0;
+    let sweeps = 0;
+    for (let r = await store.sweep(); r.runs > 0; r = await store.sweep()) {
+      swept += r.runs;
+      sweeps++;
+    }
+    expect(swept).toBe(N);
+    // The last sweep, finding nothing expired, did not go to the thread.
+    expect(store.commitStats.sweeps.sweeps).toBe(sweeps);
+    // None of them was a transaction of the loop's connection.
+    expect(store.commitStats.commits).toBe(loopHolds);
     expect((await store.listRuns({})).map((r) => r.id)).toEqual(['kept']);
     expect((db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(0);
     db.pragma('wal_checkpoint(TRUNCATE)');
     expect(db.pragma('page_count', { simple: true }) as number).toBeLessThan(pagesBefore);
+    await store.close();
+  });
+
+  it('sweeps a memory database on its own connection, where no thread can open it', async () => {
+    const clock = new ManualClock(T0);
+    const store = openSqliteStore(':memory:', { clock });
+    await store.createRuns(
+      Array.from({ length: 30 }, (_, i) => task(`m${i}`)),
+      [],
+    );
+    store.database.prepare("UPDATE runs SET status = 'succeeded', expires_at = ?").run(T0 + 1_000);
+    await clock.advance(2_000);
+    let swept = 0;
+    for (let r = await store.sweep(); r.runs > 0; r = await store.sweep()) swept += r.runs;
+    expect(swept).toBe(30);
+    expect(store.commitStats.sweeps.sweeps).toBe(0);
+    expect(await store.listRuns({})).toEqual([]);
     await store.close();
   });
 

@@ -48,7 +48,9 @@ import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
 import { translateStoreErrors } from './store-errors.ts';
-import * as timers from './timers-and-sweep.ts';
+import { type Sweeper, threadSweeper } from './sweeper.ts';
+import { Sweeps } from './sweeps.ts';
+import * as timers from './timers.ts';
 import { type DurableSync, databaseFile, noSync, walSync } from './wal-sync.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -63,6 +65,8 @@ export class SqliteStore implements Store {
   private readonly ctx: SqliteContext;
   private readonly durable: DurableSync;
   private readonly checkpointer: Checkpointer | undefined;
+  private readonly sweeper: Sweeper | undefined;
+  private readonly sweeps: Sweeps;
   /** What an acknowledged write survives: FULL power loss, NORMAL a crash of the process. */
   readonly synchronous: 'FULL' | 'NORMAL';
   private closed = false;
@@ -93,6 +97,17 @@ export class SqliteStore implements Store {
       this.durable,
       checkpointer ? () => checkpointer.committed() : undefined,
     );
+    // Sweeps leave the loop too, where a second connection can open the file (sweeper.ts).
+    const queue = this.ctx.queue;
+    this.sweeper = walFile
+      ? threadSweeper(
+          sqliteDriver().resolved,
+          databaseFile(db),
+          (work) => queue.holdWrites(work),
+          () => this.ctx.clock.monotonic(),
+        )
+      : undefined;
+    this.sweeps = new Sweeps(this.ctx, this.sweeper);
   }
 
   /** The underlying connection, for db_query references and tools that read Baton's tables. */
@@ -119,6 +134,7 @@ export class SqliteStore implements Store {
       maxBatch: q.maxBatch,
       checkpoints: { offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
       holds: { ...q.holds },
+      sweeps: { ...(this.sweeper?.stats ?? { sweeps: 0, heldLastMs: 0, heldMaxMs: 0 }) },
     };
   }
 
@@ -335,7 +351,7 @@ export class SqliteStore implements Store {
 
   sweep(options?: SweepOptions): Promise<SweepResult> {
     this.guard();
-    return timers.sweep(this.ctx, options);
+    return this.sweeps.sweep(options);
   }
 
   close(): Promise<void> {
@@ -346,7 +362,7 @@ export class SqliteStore implements Store {
       this.durable.close();
     };
     // With nothing in flight the file closes now, as callers that do not await close() expect.
-    if (this.ctx.queue.idle && !this.checkpointer?.started) {
+    if (this.ctx.queue.idle && !this.checkpointer?.started && !this.sweeper?.started) {
       try {
         shut();
       } catch (err) {
@@ -357,8 +373,8 @@ export class SqliteStore implements Store {
     // Commit what is queued and wait until it is durable: a caller awaiting a write must not be left
     // hanging, and the sync in flight must finish before its descriptor closes.
     // The checkpointer's connection closes first, so this one, the last, folds the WAL in.
-    return this.ctx.queue
-      .drain()
+    return (this.sweeper?.close() ?? Promise.resolve())
+      .then(() => this.ctx.queue.drain())
       .then(() => this.checkpointer?.close())
       .finally(shut);
   }

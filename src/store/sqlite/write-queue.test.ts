@@ -304,4 +304,65 @@ describe('how long transactions held the event loop', () => {
     expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(4);
     db.close();
   });
+
+  it("holds its writes while another connection's work runs, and until every overlapping pause ends", async () => {
+    const { db, queue, write, rows } = openQueue(1_000);
+    await write(1);
+    // A checkpoint catching up holds the writes; a sweep asks to hold them too.
+    let endCheckpoint = () => {};
+    queue.pauseUntil(
+      new Promise<void>((r) => {
+        endCheckpoint = r;
+      }),
+    );
+    let endSweep = () => {};
+    let sweepStarted = false;
+    const sweep = queue.holdWrites(async () => {
+      sweepStarted = true;
+      await new Promise<void>((r) => {
+        endSweep = r;
+      });
+      return 'swept';
+    });
+    const queued = track(write(2));
+    await turn();
+    // The sweep waits for the checkpoint's pause before it starts; the write waits for both.
+    expect(sweepStarted).toBe(false);
+    endCheckpoint();
+    await turn();
+    await turn();
+    expect(sweepStarted).toBe(true);
+    expect(queued.settled).toBe(false);
+    expect(rows()).toEqual([1]);
+    // The event loop is free meanwhile: turns go by, the write stays queued.
+    for (let i = 0; i < 5; i++) await turn();
+    expect(queued.settled).toBe(false);
+    // A catch-up that begins while the sweep runs and ends before it leaves the writes held.
+    let endCatchUp = () => {};
+    queue.pauseUntil(
+      new Promise<void>((r) => {
+        endCatchUp = r;
+      }),
+    );
+    endCatchUp();
+    for (let i = 0; i < 5; i++) await turn();
+    expect(queued.settled).toBe(false);
+    expect(rows()).toEqual([1]);
+    endSweep();
+    expect(await sweep).toBe('swept');
+    for (let i = 0; i < 5 && !queued.settled; i++) await turn();
+    expect(queued.settled).toBe(true);
+    expect(rows()).toEqual([1, 2]);
+    db.close();
+  });
+
+  it('releases the writes when the held work fails', async () => {
+    const { db, queue, write, rows } = openQueue(1_000);
+    await expect(queue.holdWrites(() => Promise.reject(new Error('thread gone')))).rejects.toThrow(
+      'thread gone',
+    );
+    await write(3);
+    expect(rows()).toEqual([3]);
+    db.close();
+  });
 });

@@ -132,16 +132,35 @@ export class WriteQueue {
    * event loop is not held: writes wait in the queue and go in one batch afterwards.
    */
   pauseUntil(until: Promise<void>): void {
-    const paused = until.then(
-      () => {},
-      () => {},
-    );
+    // Held until every pause so far has ended (the checkpointer's and a sweep's may overlap).
+    const noop = () => {};
+    const paused = Promise.all([this.paused, until]).then(noop, noop);
     this.paused = paused;
     void paused.then(() => {
       if (this.paused !== paused) return;
       this.paused = undefined;
       if (this.pending.length > 0) this.schedule();
     });
+  }
+
+  /**
+   * Runs `work` (another connection's write: a sweep on its thread) with this queue's writes held,
+   * once no other pause holds them: SQLite has one writer, and a write of this connection meeting the
+   * other's lock would wait for it on the event loop. Writes queued meanwhile go in one batch after.
+   */
+  async holdWrites<T>(work: () => Promise<T>): Promise<T> {
+    while (this.paused) await this.paused;
+    let release = () => {};
+    this.pauseUntil(
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /**

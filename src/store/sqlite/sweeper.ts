@@ -1,0 +1,180 @@
+/**
+ * TTL sweeps off the event loop. Deleting expired runs is a write like any other, and on the loop a
+ * sweep held it for the whole transaction — and, on a loaded machine, for however long the kernel
+ * preempted the thread inside it (the retention bench measured the loop held p99 7–9 ms at load 6–8
+ * with 1 ms sweeps). So a worker thread with its own connection runs each sweep's transaction
+ * (sweep-plan.ts) while the store's writes are held (queued, as for the checkpointer's catch-up):
+ * SQLite has one writer, and a write of the loop's connection meeting the sweep's lock would wait for
+ * it on the loop. Timers, reads and HTTP go on meanwhile; writes wait about one sweep slice.
+ *
+ * The thread starts on the first sweep (before the writes are held: starting it takes tens of
+ * milliseconds), so a store that never sweeps never has one. Its commits do not sync: a sweep only
+ * deletes what has expired, the store's next durable commit syncs the log with the sweep's frames in
+ * it, and a sweep lost with the power leaves the runs for the next one.
+ */
+import { Worker } from 'node:worker_threads';
+import { SWEEP_SQL, type SweepOutcome, type SweepPlan } from './sweep-plan.ts';
+
+/** The thread's code, CommonJS evaluated in the worker: one sweep transaction per message. */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const Database = require(workerData.driver);
+const sql = workerData.sql;
+const db = new Database(workerData.file, { fileMustExist: true });
+// Another process's writer may hold the lock: this thread waits for it, the loop does not.
+db.pragma('busy_timeout = 5000');
+// No fdatasync of its own: the store's next durable commit syncs the WAL, these frames with it (the
+// log is sequential); a sweep lost with the power only leaves expired runs for the next sweep.
+db.pragma('synchronous = NORMAL');
+// Checkpoints are the checkpointer's (checkpointer.ts).
+db.pragma('wal_autocheckpoint = 0');
+db.exec(sql.prepare);
+const begin = db.prepare('BEGIN IMMEDIATE');
+const commit = db.prepare('COMMIT');
+const clear = db.prepare(sql.clear);
+const pick = db.prepare(sql.pick);
+const deletes = sql.deletes.map((s) => db.prepare(s));
+const vacuum = db.prepare(sql.vacuum);
+parentPort.postMessage('ready');
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    begin.run();
+    const t0 = performance.now();
+    clear.run();
+    const trees = pick.run(m.now, m.batch).changes;
+    let runs = 0;
+    if (trees > 0) for (const d of deletes) runs = d.run().changes;
+    const t1 = performance.now();
+    let vacuumMs = -1;
+    if (trees > 0 && m.vacuum) {
+      vacuum.run();
+      vacuumMs = performance.now() - t1;
+    }
+    const t2 = performance.now();
+    commit.run();
+    parentPort.postMessage({ ok: true, out: { trees, runs, workMs: t1 - t0, vacuumMs, commitMs: performance.now() - t2 } });
+  } catch (e) {
+    if (db.inTransaction) db.prepare('ROLLBACK').run();
+    parentPort.postMessage({ ok: false, message: String(e && e.message), code: e && e.code });
+  }
+});
+`;
+
+type Reply = { ok: true; out: SweepOutcome } | { ok: false; message: string; code?: string };
+
+export interface Sweeper {
+  /** Runs one sweep transaction on the thread, the store's writes held meanwhile. */
+  sweep(plan: SweepPlan): Promise<SweepOutcome>;
+  close(): Promise<void>;
+  /** Whether a thread was started (close() then has to wait for it). */
+  readonly started: boolean;
+  /** Sweeps run, and how long they held the store's writes (ms, wall time: the last, the longest). */
+  readonly stats: { sweeps: number; heldLastMs: number; heldMaxMs: number };
+}
+
+/**
+ * `hold(work)` runs `work` with the store's writes held (WriteQueue.holdWrites); `monotonic` is the
+ * store's clock.
+ */
+export function threadSweeper(
+  driver: string,
+  file: string,
+  hold: <T>(work: () => Promise<T>) => Promise<T>,
+  monotonic: () => number,
+): Sweeper {
+  let worker: Worker | undefined;
+  let closed = false;
+  const waiting: Array<(reply: Reply) => void> = [];
+  const stats = { sweeps: 0, heldLastMs: 0, heldMaxMs: 0 };
+
+  let ready: Promise<Worker> | undefined;
+  const started = (): Promise<Worker> => {
+    ready ??= new Promise<Worker>((resolve, reject) => {
+      const w = thread();
+      const onReady = (m: unknown) => {
+        if (m !== 'ready') return;
+        w.off('message', onReady);
+        resolve(w);
+      };
+      w.on('message', onReady);
+      w.once('exit', () => reject(new Error('the sweeper thread exited before it was ready')));
+    }).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+
+  const thread = (): Worker => {
+    if (worker) return worker;
+    // No execArgv from the parent: the thread is plain CommonJS (see checkpointer.ts).
+    const w = new Worker(THREAD_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { driver, file, sql: SWEEP_SQL },
+    });
+    w.unref();
+    w.on('message', (reply: Reply | 'ready') => {
+      if (reply !== 'ready') waiting.shift()?.(reply);
+    });
+    const gone = (error?: unknown) => {
+      if (worker === w) {
+        worker = undefined;
+        // The next sweep starts a new thread.
+        ready = undefined;
+      }
+      const why = error instanceof Error ? error.message : 'the sweeper thread exited';
+      for (const settle of waiting.splice(0)) settle({ ok: false, message: why });
+    };
+    w.on('error', gone);
+    w.on('exit', () => gone());
+    worker = w;
+    return w;
+  };
+
+  return {
+    stats,
+    get started() {
+      return worker !== undefined;
+    },
+    async sweep(plan) {
+      if (closed) throw new Error('the sweeper is closed');
+      const w = await started();
+      return hold(async () => {
+        const since = monotonic();
+        try {
+          const reply = await new Promise<Reply>((resolve) => {
+            waiting.push(resolve);
+            w.postMessage(plan);
+          });
+          if (!reply.ok)
+            throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
+          stats.sweeps++;
+          return reply.out;
+        } finally {
+          const ms = monotonic() - since;
+          stats.heldLastMs = ms;
+          if (ms > stats.heldMaxMs) stats.heldMaxMs = ms;
+        }
+      });
+    },
+    async close() {
+      closed = true;
+      const w = worker;
+      worker = undefined;
+      ready = undefined;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.ref();
+      // Messages are handled in order: a sweep in flight finishes (and commits) first.
+      w.postMessage('close');
+      await exited;
+    },
+  };
+}
