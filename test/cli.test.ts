@@ -314,4 +314,67 @@ describe('baton CLI', () => {
     expect(baton('--db', join(dir, 'missing.db'), 'show', 'x').code).toBe(2);
     expect(existsSync(join(dir, 'missing.db'))).toBe(false);
   });
+
+  it('baton gc deletes every expired run tree with its events, keeps the rest, and exits', () => {
+    const path = join(dir, 'gc.db');
+    const first = baton(
+      '--db',
+      path,
+      'run',
+      plan('gc-plan.json', {
+        plan: { steps: [{ aiName: 'double', draftArgs: { n: 1 } }] },
+      }),
+      '--tasks',
+      tasks,
+      '--json',
+    );
+    expect(first.code).toBe(0);
+    // Copies of that finished flow, half of them expired: whole trees (flow, steps, events).
+    const d = new Database(path);
+    const [flow] = d.prepare('SELECT id FROM runs WHERE parent_id IS NULL').pluck().all() as string[];
+    const copy = d.transaction((i: number) => {
+      const map = (id: string) => `${id}-c${i}`;
+      for (const r of d.prepare('SELECT * FROM runs WHERE root_id = ?').all(flow) as Array<
+        Record<string, unknown>
+      >) {
+        const row = {
+          ...r,
+          id: map(String(r.id)),
+          root_id: map(String(r.root_id)),
+          parent_id: r.parent_id ? map(String(r.parent_id)) : null,
+          expires_at: i % 2 === 0 ? 1 : 9_999_999_999_999,
+        };
+        const cols = Object.keys(row);
+        d.prepare(`INSERT INTO runs (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
+          ...Object.values(row),
+        );
+      }
+      d.prepare(
+        `INSERT INTO events (run_id, root_id, type, data, at) SELECT run_id || '-c' || ?, root_id || '-c' || ?, type, data, at FROM events WHERE root_id = ?`,
+      ).run(String(i), String(i), flow);
+    });
+    for (let i = 0; i < 400; i++) copy(i);
+    const count = (sql: string) => d.prepare(sql).pluck().get() as number;
+    const runsBefore = count('SELECT count(*) FROM runs');
+    const perTree = count(`SELECT count(*) FROM runs WHERE root_id = '${flow}'`);
+    expect(perTree).toBeGreaterThan(1);
+    expect(runsBefore).toBe(401 * perTree);
+    d.close();
+    const r = baton('--db', path, 'gc', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const { deleted } = JSON.parse(r.out) as { deleted: number };
+    expect(deleted).toBe(200 * perTree);
+    const after = new Database(path, { readonly: true });
+    const left = after.prepare('SELECT count(*) FROM runs').pluck().get() as number;
+    expect(left).toBe(runsBefore - deleted);
+    // No event of a deleted run is left behind, and the file is sound.
+    expect(
+      after.prepare('SELECT count(*) FROM events WHERE run_id NOT IN (SELECT id FROM runs)').pluck().get(),
+    ).toBe(0);
+    expect(after.prepare('PRAGMA integrity_check').pluck().get()).toBe('ok');
+    after.close();
+    // Nothing expired is left: a second gc deletes nothing.
+    expect(JSON.parse(baton('--db', path, 'gc', '--json').out)).toEqual({ deleted: 0, threads: 0 });
+  });
 });
