@@ -105,6 +105,7 @@ export class SqliteStore implements Store {
           databaseFile(db),
           (work) => queue.holdWrites(work),
           () => this.ctx.clock.monotonic(),
+          db.pragma('busy_timeout', { simple: true }) as number,
         )
       : undefined;
     this.sweeps = new Sweeps(this.ctx, this.sweeper);

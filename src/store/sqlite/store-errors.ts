@@ -49,11 +49,17 @@ export function translateStoreErrors(cls: { prototype: Located }): void {
   }
 }
 
-/** A full disk (or a file at its size limit) and I/O failures: the write can succeed later. */
+/**
+ * A full disk (or a file at its size limit), I/O failures, and another process's write lock held
+ * past the busy timeout (SQLITE_BUSY): the write can succeed later.
+ */
 function isUnwritable(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return (
     typeof code === 'string' &&
-    (code === 'SQLITE_FULL' || code === 'SQLITE_NOMEM' || code.startsWith('SQLITE_IOERR'))
+    (code === 'SQLITE_FULL' ||
+      code === 'SQLITE_NOMEM' ||
+      code === 'SQLITE_BUSY' ||
+      code.startsWith('SQLITE_IOERR'))
   );
 }

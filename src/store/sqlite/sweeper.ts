@@ -13,6 +13,7 @@
  * it, and a sweep lost with the power leaves the runs for the next one.
  */
 import { Worker } from 'node:worker_threads';
+import { BatonError } from '../../core/index.ts';
 import { SWEEP_SQL, type SweepOutcome, type SweepPlan } from './sweep-plan.ts';
 
 /** The thread's code, CommonJS evaluated in the worker: one sweep transaction per message. */
@@ -23,7 +24,7 @@ const Database = require(workerData.driver);
 const sql = workerData.sql;
 const db = new Database(workerData.file, { fileMustExist: true });
 // Another process's writer may hold the lock: this thread waits for it, the loop does not.
-db.pragma('busy_timeout = 5000');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 // No fdatasync of its own: the store's next durable commit syncs the WAL, these frames with it (the
 // log is sequential); a sweep lost with the power only leaves expired runs for the next sweep.
 db.pragma('synchronous = NORMAL');
@@ -66,7 +67,7 @@ parentPort.on('message', (m) => {
 });
 `;
 
-type Reply = { ok: true; out: SweepOutcome } | { ok: false; message: string; code?: string };
+type Reply = { ok: true; out: SweepOutcome } | { ok: false; message: string; code?: string; gone?: boolean };
 
 export interface Sweeper {
   /** Runs one sweep transaction on the thread, the store's writes held meanwhile. */
@@ -87,23 +88,46 @@ export function threadSweeper(
   file: string,
   hold: <T>(work: () => Promise<T>) => Promise<T>,
   monotonic: () => number,
+  /** How long the thread waits for another process's write lock (the store's busy timeout). */
+  busyTimeoutMs = 5_000,
 ): Sweeper {
   let worker: Worker | undefined;
   let closed = false;
   const waiting: Array<(reply: Reply) => void> = [];
   const stats = { sweeps: 0, heldLastMs: 0, heldMaxMs: 0 };
+  /** Sweeps called before close(): it lets them finish (or fail) before it closes the thread. */
+  const active = new Set<Promise<unknown>>();
+
+  /** The thread is gone or could not start: the sweep can succeed later (a new thread starts). */
+  const unavailable = (why: string, cause?: unknown) =>
+    new BatonError('STORE_UNAVAILABLE', `${file}: the TTL sweep did not run: ${why}`, {
+      ...(cause === undefined ? {} : { cause }),
+      data: { path: file },
+    });
 
   let ready: Promise<Worker> | undefined;
   const started = (): Promise<Worker> => {
     ready ??= new Promise<Worker>((resolve, reject) => {
       const w = thread();
+      let failure: unknown;
       const onReady = (m: unknown) => {
         if (m !== 'ready') return;
         w.off('message', onReady);
         resolve(w);
       };
       w.on('message', onReady);
-      w.once('exit', () => reject(new Error('the sweeper thread exited before it was ready')));
+      // Opening its connection failed (the file is gone, unreadable): that error, not just "exited".
+      w.once('error', (error) => {
+        failure = error;
+      });
+      w.once('exit', () =>
+        reject(
+          unavailable(
+            `the sweeper thread could not start${failure instanceof Error ? ` (${failure.message})` : ''}`,
+            failure,
+          ),
+        ),
+      );
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
@@ -117,7 +141,7 @@ export function threadSweeper(
     const w = new Worker(THREAD_SOURCE, {
       eval: true,
       execArgv: [],
-      workerData: { driver, file, sql: SWEEP_SQL },
+      workerData: { driver, file, sql: SWEEP_SQL, busyTimeoutMs },
     });
     w.unref();
     w.on('message', (reply: Reply | 'ready') => {
@@ -130,7 +154,7 @@ export function threadSweeper(
         ready = undefined;
       }
       const why = error instanceof Error ? error.message : 'the sweeper thread exited';
-      for (const settle of waiting.splice(0)) settle({ ok: false, message: why });
+      for (const settle of waiting.splice(0)) settle({ ok: false, message: why, gone: true });
     };
     w.on('error', gone);
     w.on('exit', () => gone());
@@ -138,41 +162,59 @@ export function threadSweeper(
     return w;
   };
 
+  const sweepOn = async (plan: SweepPlan): Promise<SweepOutcome> => {
+    const w = await started();
+    return hold(async () => {
+      // The thread may have died while this sweep waited for the writes (behind another sweep or a
+      // checkpoint): a message to it would never be answered, and the writes would stay held.
+      if (worker !== w) throw unavailable('the sweeper thread exited');
+      const since = monotonic();
+      try {
+        const reply = await new Promise<Reply>((resolve) => {
+          waiting.push(resolve);
+          w.postMessage(plan);
+        });
+        if (!reply.ok) {
+          if (reply.gone) throw unavailable(reply.message);
+          throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
+        }
+        stats.sweeps++;
+        return reply.out;
+      } finally {
+        const ms = monotonic() - since;
+        stats.heldLastMs = ms;
+        if (ms > stats.heldMaxMs) stats.heldMaxMs = ms;
+      }
+    });
+  };
+
   return {
     stats,
     get started() {
       return worker !== undefined;
     },
-    async sweep(plan) {
-      if (closed) throw new Error('the sweeper is closed');
-      const w = await started();
-      return hold(async () => {
-        const since = monotonic();
-        try {
-          const reply = await new Promise<Reply>((resolve) => {
-            waiting.push(resolve);
-            w.postMessage(plan);
-          });
-          if (!reply.ok)
-            throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
-          stats.sweeps++;
-          return reply.out;
-        } finally {
-          const ms = monotonic() - since;
-          stats.heldLastMs = ms;
-          if (ms > stats.heldMaxMs) stats.heldMaxMs = ms;
-        }
-      });
+    sweep(plan) {
+      if (closed) return Promise.reject(new BatonError('STORE_CLOSED', `the store at ${file} is closed`));
+      const swept = sweepOn(plan);
+      const settled: Promise<unknown> = swept.then(
+        () => active.delete(settled),
+        () => active.delete(settled),
+      );
+      active.add(settled);
+      return swept;
     },
     async close() {
       closed = true;
+      // Sweeps called before close() run first (a sweep still waiting for the thread to start, or
+      // for the writes behind another sweep, would otherwise post to a closed thread and wait
+      // forever, its hold on the writes with it, and close() behind that hold).
+      while (active.size > 0) await Promise.all(active);
       const w = worker;
       worker = undefined;
       ready = undefined;
       if (!w) return;
       const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
       w.ref();
-      // Messages are handled in order: a sweep in flight finishes (and commits) first.
       w.postMessage('close');
       await exited;
     },
