@@ -120,3 +120,42 @@ it("starts a dead worker's run again after ONE commit: the first claim joins the
   const types = (await store.readEvents({ runId: run.id })).map((e) => e.type);
   expect(types.indexOf('lease:recovered')).toBeLessThan(types.lastIndexOf('attempt:started'));
 });
+
+it('fills a worker of 50 slots from one claim when many runs are claimable at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-worker-start-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const clock = new ManualClock('2026-11-27T12:00:00Z');
+  const store: SqliteStore = openSqliteStore(join(dir, 'baton.db'), { clock });
+  cleanup.push(() => store.close());
+  let started = 0;
+  let allStarted = () => {};
+  const fifty = new Promise<void>((resolve) => {
+    allStarted = resolve;
+  });
+  const hold = defineTask({
+    name: 'hold',
+    run: (_input: unknown, ctx) =>
+      new Promise<string>((resolve) => {
+        if (++started === 50) allStarted();
+        ctx.signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+      }),
+  });
+  const before = createBaton({ store, clock, worker: false, tasks: [hold] });
+  await Promise.all(Array.from({ length: 80 }, () => before.start(hold, {})));
+  await before.close();
+
+  // Each claim waits for its commit's WAL sync before the next one: counted here.
+  const limits: number[] = [];
+  const claimRuns = store.claimRuns.bind(store);
+  store.claimRuns = (request) => {
+    limits.push(request.limit);
+    return claimRuns(request);
+  };
+  const baton: Baton = createBaton({ store, clock, tasks: [hold], worker: { concurrency: 50 } });
+  cleanup.push(() => baton.close());
+  await fifty;
+  // 50 slots and the ready bite of 16, claimed at most 64 at a time (before: 16, four claims in turn).
+  expect(limits).toEqual([64]);
+  expect(started).toBe(50);
+  expect((await store.countRuns()).running).toBe(64);
+});
