@@ -24,13 +24,16 @@ export const CHECKPOINT_EVERY_COMMITS = 200;
 export const CATCH_UP_FRAMES = 2_000;
 
 export interface Checkpointer {
-  /** Called after each commit; asks the thread for a checkpoint every so many commits. */
-  committed(): void;
+  /**
+   * Called after each commit; asks the thread for a checkpoint every so many commits. `weight`
+   * counts a commit that wrote as much as several (a sweep's, on its own thread) as that many.
+   */
+  committed(weight?: number): void;
   close(): Promise<void>;
   /** Whether a thread was started (close() then has to wait for it). */
   readonly started: boolean;
-  /** Checkpoints run off the loop, and how many of them held the writes to catch up. */
-  readonly stats: { offLoop: number; held: number };
+  /** Checkpoints asked for, run off the loop, and how many of them held the writes to catch up. */
+  readonly stats: { requested: number; offLoop: number; held: number };
 }
 
 /** The thread's code, CommonJS evaluated in the worker: it only checkpoints. */
@@ -79,7 +82,7 @@ export function walCheckpointer(
   let inFlight = false;
   let closed = false;
   let release: (() => void) | undefined;
-  const stats = { offLoop: 0, held: 0 };
+  const stats = { requested: 0, offLoop: 0, held: 0 };
 
   const settleHold = () => {
     release?.();
@@ -125,12 +128,15 @@ export function walCheckpointer(
       w.on('exit', gone);
     }
     inFlight = true;
+    stats.requested++;
     worker.postMessage('checkpoint');
   };
 
   return {
-    committed() {
-      if (++commits % limits.everyCommits === 0) request();
+    committed(weight = 1) {
+      const before = Math.floor(commits / limits.everyCommits);
+      commits += weight;
+      if (Math.floor(commits / limits.everyCommits) > before) request();
     },
     get started() {
       return worker !== undefined;

@@ -48,6 +48,7 @@ import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
 import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
 import { translateStoreErrors } from './store-errors.ts';
+import { sweepCommitWeight } from './sweep-plan.ts';
 import { type Sweeper, threadSweeper } from './sweeper.ts';
 import { Sweeps } from './sweeps.ts';
 import * as timers from './timers.ts';
@@ -106,6 +107,8 @@ export class SqliteStore implements Store {
           (work) => queue.holdWrites(work),
           () => this.ctx.clock.monotonic(),
           db.pragma('busy_timeout', { simple: true }) as number,
+          // Its commits are WAL frames like the store's: without a checkpoint for them the WAL grows.
+          (out) => checkpointer?.committed(sweepCommitWeight(out)),
         )
       : undefined;
     this.sweeps = new Sweeps(this.ctx, this.sweeper);
@@ -133,7 +136,7 @@ export class SqliteStore implements Store {
       commits: q.commits,
       syncs: q.syncs,
       maxBatch: q.maxBatch,
-      checkpoints: { offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
+      checkpoints: { requested: c?.requested ?? 0, offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
       holds: { ...q.holds },
       sweeps: { ...(this.sweeper?.stats ?? { sweeps: 0, heldLastMs: 0, heldMaxMs: 0 }) },
     };

@@ -81,6 +81,22 @@ describe('the sweeper thread and close()', () => {
   }, 15_000);
 });
 
+describe('the sweeper thread and the WAL', () => {
+  it('counts its commits for the checkpointer, so a backlog swept on the thread gets checkpoints', async () => {
+    const { store } = await expiredStore('wal.db', 600);
+    const before = store.commitStats.checkpoints.requested;
+    // Slices too short for more than a tree or two: hundreds of sweep commits, none of the loop's.
+    const slice = { sliceMs: 0.01 };
+    let swept = 0;
+    for (let r = await store.sweep(slice); r.runs > 0; r = await store.sweep(slice)) swept += r.runs;
+    expect(swept).toBe(600);
+    expect(store.commitStats.sweeps.sweeps).toBeGreaterThanOrEqual(200);
+    // Before, the checkpointer heard of none of them: the WAL grew with no checkpoint at all.
+    expect(store.commitStats.checkpoints.requested - before).toBeGreaterThan(0);
+    await store.close();
+  });
+});
+
 describe('sweeper thread failures', () => {
   it('a thread that cannot open the file fails the sweep as STORE_UNAVAILABLE, holds no write, and the next sweep starts a new one', async () => {
     const { store, file } = await expiredStore('moved.db', 5);

@@ -90,6 +90,8 @@ export function threadSweeper(
   monotonic: () => number,
   /** How long the thread waits for another process's write lock (the store's busy timeout). */
   busyTimeoutMs = 5_000,
+  /** Told of each sweep that committed deletes (the checkpointer counts them, see sweeps.ts). */
+  afterCommit: (out: SweepOutcome) => void = () => {},
 ): Sweeper {
   let worker: Worker | undefined;
   let closed = false;
@@ -179,6 +181,7 @@ export function threadSweeper(
           throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
         }
         stats.sweeps++;
+        if (reply.out.trees > 0) afterCommit(reply.out);
         return reply.out;
       } finally {
         const ms = monotonic() - since;
