@@ -4,7 +4,7 @@
  * and two sweeping and writing at once (busy locks, nothing unexpired deleted, no write lost, no
  * hang). The sweepers are test/sweep/sweeper.ts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -201,5 +201,22 @@ describe('TTL sweeps on the sweeper thread, across processes', () => {
       keptRoots: KEPT,
     });
     expect(end.written.length).toBe(ea.wrote + eb.wrote);
+  });
+
+  it('a sweeper thread started while the file was read-only does not stay read-only once it is writable again', () => {
+    // File modes do not bind root: run the sweeps as nobody then.
+    const asRoot = process.getuid?.() === 0;
+    const out = spawnSync(
+      process.execPath,
+      ['--import', TSX_LOADER, join(import.meta.dirname, 'sweep', 'read-only.ts')],
+      { encoding: 'utf8', timeout: 50_000, ...(asRoot ? { uid: 65534, gid: 65534 } : {}) },
+    );
+    expect(out.stderr).toBe('');
+    // Before, the thread kept the read-only connection SQLite gave it: every later sweep failed.
+    expect(JSON.parse(out.stdout)).toEqual({
+      whileReadOnly: 'STORE_UNAVAILABLE',
+      afterwards: { runs: 20 },
+      write: undefined,
+    });
   });
 });

@@ -23,8 +23,6 @@ const { performance } = require('node:perf_hooks');
 const Database = require(workerData.driver);
 const sql = workerData.sql;
 const db = new Database(workerData.file, { fileMustExist: true });
-// Another process's writer may hold the lock: this thread waits for it, the loop does not.
-db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 // No fdatasync of its own: the store's next durable commit syncs the WAL, these frames with it (the
 // log is sequential); a sweep lost with the power only leaves expired runs for the next sweep.
 db.pragma('synchronous = NORMAL');
@@ -62,7 +60,15 @@ parentPort.on('message', (m) => {
     parentPort.postMessage({ ok: true, out: { trees, runs, workMs: t1 - t0, vacuumMs, commitMs: performance.now() - t2 } });
   } catch (e) {
     if (db.inTransaction) db.prepare('ROLLBACK').run();
-    parentPort.postMessage({ ok: false, message: String(e && e.message), code: e && e.code });
+    // SQLite opens a file it may not write read-only, silently, and the connection stays so: every
+    // later sweep of this thread would fail after the file became writable again. It retires; the
+    // next sweep starts a new thread.
+    const readOnly = typeof (e && e.code) === 'string' && e.code.startsWith('SQLITE_READONLY');
+    parentPort.postMessage({ ok: false, message: String(e && e.message), code: e && e.code, gone: readOnly });
+    if (readOnly) {
+      db.close();
+      parentPort.close();
+    }
   }
 });
 `;
@@ -177,7 +183,14 @@ export function threadSweeper(
           w.postMessage(plan);
         });
         if (!reply.ok) {
-          if (reply.gone) throw unavailable(reply.message);
+          if (reply.gone) {
+            // A thread that retires (its connection is read-only) takes no more sweeps.
+            if (worker === w) {
+              worker = undefined;
+              ready = undefined;
+            }
+            throw unavailable(reply.message, Object.assign(new Error(reply.message), { code: reply.code }));
+          }
           throw Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {});
         }
         stats.sweeps++;
