@@ -6,6 +6,7 @@
  */
 import type { Dialect } from './dialect.ts';
 import type {
+  GraphCheckpointKey,
   GraphCheckpointRow,
   GraphListQuery,
   GraphRetention,
@@ -56,6 +57,24 @@ export const CHECKPOINT_COLUMNS =
 /** Both drivers bind a Buffer as a BLOB / BYTEA; a view over the same memory, no copy. */
 export function blob(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * The parameters of pending writes in the column order both stores insert them in (thread, ns,
+ * checkpoint, task, idx, task path, channel, type, value), one write after another.
+ */
+export function writeRowValues(key: GraphCheckpointKey, writes: readonly GraphWriteRow[]): unknown[] {
+  return writes.flatMap((w) => [
+    key.threadId,
+    key.ns,
+    key.checkpointId,
+    w.taskId,
+    w.idx,
+    w.taskPath,
+    w.channel,
+    w.type,
+    blob(w.value),
+  ]);
 }
 
 export function toCheckpointRow(r: CheckpointSqlRow): GraphCheckpointRow {

@@ -8,13 +8,8 @@
  * (sqlite/langgraph-entries-sql.ts), Postgres in the three `graphStatements` renders.
  */
 import type { Dialect } from './dialect.ts';
-import type {
-  GraphBlobRow,
-  GraphCheckpointKey,
-  GraphCheckpointRow,
-  GraphWriteRow,
-} from './langgraph-records.ts';
-import { blob, CHECKPOINT_COLUMNS } from './langgraph-rules.ts';
+import type { GraphBlobRow, GraphCheckpointRow, GraphWriteRow } from './langgraph-records.ts';
+import { blob, CHECKPOINT_COLUMNS, writeRowValues } from './langgraph-rules.ts';
 
 /** The four tables' names as a store writes them (Postgres qualifies them with its schema). */
 export interface GraphTableNames {
@@ -137,18 +132,7 @@ export function graphStatements(d: Dialect, t: GraphTableNames) {
        * earlier one; regular writes are kept once.
        */
       text: (rows: number, replace: boolean) => (replace ? writesReplacing(rows) : writesOnce(rows)),
-      values: (key: GraphCheckpointKey, writes: readonly GraphWriteRow[]) =>
-        writes.flatMap((w) => [
-          key.threadId,
-          key.ns,
-          key.checkpointId,
-          w.taskId,
-          w.idx,
-          w.taskPath,
-          w.channel,
-          w.type,
-          blob(w.value),
-        ]),
+      values: writeRowValues,
     },
     /** (threadId, ns) */
     latestCheckpoint: `SELECT ${CHECKPOINT_COLUMNS} FROM ${t.checkpoints} WHERE thread_id = ${p(1)} AND checkpoint_ns = ${p(2)}

@@ -16,6 +16,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { SqliteDatabase } from './driver.ts';
+import { CONNECTION_THREAD } from './thread-source.ts';
 
 /** Commits between checkpoint requests: a commit writes a few pages, so ≈ SQLite's 1,000-page default. */
 export const CHECKPOINT_EVERY_COMMITS = 200;
@@ -37,18 +38,11 @@ export interface Checkpointer {
 }
 
 /** The thread's code, CommonJS evaluated in the worker: it only checkpoints. */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
+const THREAD_SOURCE = `${CONNECTION_THREAD}
 db.pragma('busy_timeout = 0');
 db.pragma('synchronous = FULL');
 parentPort.on('message', (m) => {
-  if (m === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
+  if (closing(m)) return;
   try {
     const r = db.pragma('wal_checkpoint(PASSIVE)')[0];
     parentPort.postMessage({ ok: true, log: r.log, checkpointed: r.checkpointed });

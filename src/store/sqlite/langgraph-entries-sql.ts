@@ -11,13 +11,8 @@
  * of them — a bare `thread_id = ?` would scan the table.
  */
 import { DIALECTS } from '../dialect.ts';
-import type {
-  GraphBlobRow,
-  GraphCheckpointKey,
-  GraphCheckpointRow,
-  GraphWriteRow,
-} from '../langgraph-records.ts';
-import { blob } from '../langgraph-rules.ts';
+import type { GraphBlobRow, GraphCheckpointRow } from '../langgraph-records.ts';
+import { blob, writeRowValues } from '../langgraph-rules.ts';
 import { threadStatements } from '../langgraph-sql.ts';
 
 const E = 'langgraph_entries';
@@ -121,18 +116,7 @@ export const ENTRY_SQL = {
   /** Special writes (errors, interrupts) replace an earlier one; regular writes are kept once. */
   insertWrites: {
     text: (rows: number, replace: boolean) => (replace ? writesReplacing(rows) : writesOnce(rows)),
-    values: (key: GraphCheckpointKey, writes: readonly GraphWriteRow[]): unknown[] =>
-      writes.flatMap((w) => [
-        key.threadId,
-        key.ns,
-        key.checkpointId,
-        w.taskId,
-        w.idx,
-        w.taskPath,
-        w.channel,
-        w.type,
-        blob(w.value),
-      ]),
+    values: writeRowValues,
   },
   /** (threadId, ns) */
   latestCheckpoint: `SELECT ${ENTRY_CHECKPOINT_COLUMNS} FROM ${E}

@@ -15,14 +15,12 @@
 import { Worker } from 'node:worker_threads';
 import { BatonError } from '../../core/index.ts';
 import { SWEEP_SQL, type SweepOutcome, type SweepPlan } from './sweep-plan.ts';
+import { CONNECTION_THREAD } from './thread-source.ts';
 
 /** The thread's code, CommonJS evaluated in the worker: one sweep transaction per message. */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const THREAD_SOURCE = `${CONNECTION_THREAD}
 const { performance } = require('node:perf_hooks');
-const Database = require(workerData.driver);
 const sql = workerData.sql;
-const db = new Database(workerData.file, { fileMustExist: true });
 // No fdatasync of its own: the store's next durable commit syncs the WAL, these frames with it (the
 // log is sequential); a sweep lost with the power only leaves expired runs for the next sweep.
 db.pragma('synchronous = NORMAL');
@@ -37,11 +35,7 @@ const deletes = sql.deletes.map((s) => db.prepare(s));
 const vacuum = db.prepare(sql.vacuum);
 parentPort.postMessage('ready');
 parentPort.on('message', (m) => {
-  if (m === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
+  if (closing(m)) return;
   try {
     begin.run();
     const t0 = performance.now();
