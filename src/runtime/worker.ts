@@ -14,7 +14,8 @@ import type { TimerHandle } from '../time/index.ts';
 import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
 import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
-import { handleDueTimers, type TimerHandler, takeBackRuns } from './worker-upkeep.ts';
+import { WorkerChores } from './worker-chores.ts';
+import type { TimerHandler } from './worker-upkeep.ts';
 
 /** A worker's concurrency, lease and polling settings. */
 export interface WorkerOptions {
@@ -32,9 +33,6 @@ export interface WorkerOptions {
   /** How often to delete expired runs. @default 1 h */
   sweepEveryMs?: number;
 }
-
-/** Sweep slices (1 ms each) per housekeeping tick while expired runs remain: ≈ 1,000+ trees a second. */
-const SWEEPS_PER_TICK = 32;
 
 /**
  * Runs claimed per store call; a worker with more free slots claims again at once. Each call waits
@@ -67,10 +65,8 @@ export class Worker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly safetyPollMs: number;
-  private readonly sweepEveryMs: number;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly timerHandlers = new Map<string, TimerHandler>();
-  private readonly dueHooks: Array<() => Promise<unknown>> = [];
+  private readonly chores: WorkerChores;
   private wakeTimer: TimerHandle | undefined;
   private heartbeatTimer: TimerHandle | undefined;
   private stopped = true;
@@ -78,11 +74,7 @@ export class Worker {
   /** The tick in progress, so stop() lets a send it started finish and be recorded. */
   private tickDone: Promise<void> | undefined;
   private again = false;
-  private lastRecovery = Number.NEGATIVE_INFINITY;
   private lastBeat = Number.NEGATIVE_INFINITY;
-  private lastSweep = Number.NEGATIVE_INFINITY;
-  private lastTimerCheck = Number.NEGATIVE_INFINITY;
-  private timerDue = true;
   private unsubscribe: (() => void) | undefined;
   private unhint: (() => void) | undefined;
   /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
@@ -111,7 +103,14 @@ export class Worker {
     this.leaseMs = Math.max(100, options.leaseMs ?? 5_000);
     this.pollMs = Math.max(1, options.pollMs ?? 250);
     this.safetyPollMs = Math.max(this.pollMs, options.safetyPollMs ?? 5_000);
-    this.sweepEveryMs = options.sweepEveryMs ?? 3_600_000;
+    this.chores = new WorkerChores(engine, {
+      self: this.id,
+      host: this.identity.host,
+      leaseMs: this.leaseMs,
+      sweepEveryMs: options.sweepEveryMs ?? 3_600_000,
+      pollMs: () => this.currentPollMs,
+      stopped: () => this.stopped,
+    });
     this.prefetch = Math.min(this.concurrency, BITE);
   }
 
@@ -135,12 +134,12 @@ export class Worker {
   }
 
   onTimer(kind: string, handler: TimerHandler): void {
-    this.timerHandlers.set(kind, handler);
+    this.chores.onTimer(kind, handler);
   }
 
   /** Work to do whenever the worker looks at what is due (e.g. sending queued deliveries). */
   onDue(fn: () => Promise<unknown>): void {
-    this.dueHooks.push(fn);
+    this.chores.onDue(fn);
   }
 
   async start(): Promise<void> {
@@ -159,7 +158,7 @@ export class Worker {
     // Another process made work claimable or due (a hint; the polls below remain the truth).
     this.unhint = this.engine.store.onWake?.((channel) => {
       if (channel !== 'work') return;
-      this.timerDue = true;
+      this.chores.markDue();
       this.wake();
     });
     // The first tick (its chores and its claim) is asked for the moment the recovery's writes are
@@ -169,7 +168,7 @@ export class Worker {
     // each run's lease token as before, only inside the same transaction as the release.
     await Promise.all([
       registered,
-      this.recover(() => {
+      this.chores.recover(() => {
         this.armHeartbeat();
         this.wake();
       }),
@@ -245,7 +244,7 @@ export class Worker {
     }
     // Deliveries were queued with these: send them now rather than at the next poll.
     if (events.some((e) => e.type === 'tool:result' || e.type === 'tool:choice')) {
-      this.timerDue = true;
+      this.chores.markDue();
       this.wake();
     }
     // A run offered to this worker is being claimed in the very commit that queued it: no wake-up.
@@ -259,7 +258,7 @@ export class Worker {
         this.again = false;
         // Chores and the claim go out together and share a commit: a resumed or newly queued run
         // is not kept waiting behind a timer check. What the chores free up wakes the loop again.
-        const chores = this.housekeeping();
+        const chores = this.chores.run();
         // Awaited below, after the claim; this only keeps an early failure from counting as unhandled.
         chores.catch(() => {});
         const wanted = this.wanted;
@@ -331,7 +330,7 @@ export class Worker {
     this.engine.clock.clearTimer(this.wakeTimer);
     this.wakeTimer = this.engine.clock.setTimer(delay, () => {
       this.wakeTimer = undefined;
-      this.timerDue = true;
+      this.chores.markDue();
       this.wake();
     });
   }
@@ -362,44 +361,6 @@ export class Worker {
     } catch (err) {
       this.engine.logger.warn({ err: serializeError(err).message }, 'heartbeat failed');
     }
-  }
-
-  private async housekeeping(): Promise<void> {
-    const now = this.engine.clock.now();
-    // The wake timer fires when the earliest lease expires; half a lease keeps recovery prompt.
-    if (now - this.lastRecovery >= this.leaseMs / 2) await this.recover();
-    if (now - this.lastSweep >= this.sweepEveryMs) {
-      // Each sweep holds the store's writes for about one sweep slice (on SQLite it runs on its own
-      // thread, off the loop); a backlog is worked off a few slices per tick (each its own commit,
-      // so claims and deadlines get turns in between), and the sweep counts as done only when
-      // nothing expired is left.
-      let finished = false;
-      for (let i = 0; i < SWEEPS_PER_TICK && !this.stopped; i++) {
-        if ((await this.engine.store.sweep()).runs === 0) {
-          finished = true;
-          break;
-        }
-      }
-      if (finished) this.lastSweep = now;
-    }
-    // Timer rows are looked at when the wake timer fired (something came due) or once a poll.
-    if (!this.timerDue && now - this.lastTimerCheck < this.currentPollMs) return;
-    this.timerDue = false;
-    this.lastTimerCheck = now;
-    await handleDueTimers(this.engine, this.timerHandlers);
-    for (const hook of this.dueHooks)
-      await hook().catch((err: unknown) =>
-        this.engine.logger.error({ err: serializeError(err) }, 'due work failed'),
-      );
-  }
-
-  /**
-   * Takes back runs of gone processes on this host at once, and expired leases everywhere.
-   * `queued` is called in the turn its writes are queued (before they commit).
-   */
-  async recover(queued?: () => void): Promise<void> {
-    this.lastRecovery = this.engine.clock.now();
-    await takeBackRuns(this.engine, this.id, this.identity.host, queued);
   }
 
   /** Stops claiming, interrupts running attempts, waits for them, and hands their runs back. */
