@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type TestRuntime, testRuntime } from '../testing/index.ts';
 import { defineTask } from './define-task.ts';
 
@@ -39,6 +39,27 @@ describe('a run started or resumed in this process', () => {
     expect((await rt.store.getRun(run.id))?.status).toBe('running');
     releaseAll();
     expect(await run.result()).toMatchObject({ status: 'succeeded', output: 'done' });
+  });
+
+  it('claims the runs started in one turn together, in the commit that creates them', async () => {
+    // One claim per run cost the loop a savepoint and three statements each: a burst of starts was
+    // mostly claims (issue 18 item 5).
+    rt = testRuntime({ worker: { concurrency: 60 } });
+    const { task, releaseAll } = holder();
+    rt.baton.register(task);
+    await rt.baton.ready();
+    const claims = vi.spyOn(rt.store, 'claimRuns');
+    const before = rt.store.commitStats.commits;
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, () => (rt as TestRuntime).baton.start(task, {})),
+    );
+    expect(claims).toHaveBeenCalledTimes(1);
+    expect(claims.mock.calls[0]?.[0].ids).toHaveLength(40);
+    expect(rt.store.commitStats.commits - before).toBe(1);
+    const statuses = await Promise.all(runs.map(async (r) => (await rt?.store.getRun(r.id))?.status));
+    expect(statuses.every((s) => s === 'running')).toBe(true);
+    releaseAll();
+    for (const r of runs) expect(await r.result()).toMatchObject({ status: 'succeeded' });
   });
 
   it('waits for the usual claim when the worker has no room, and never exceeds the concurrency', async () => {

@@ -43,7 +43,7 @@ export interface WorkerOptions {
  */
 const CLAIM_BATCH = 64;
 
-/** Runs claimed ahead of a free slot (the ready bite), and runs offered at once, at most. */
+/** Runs claimed ahead of a free slot (the ready bite), at most. */
 const BITE = 16;
 
 /** A due timer's handler; 'keep' leaves the timer taken, to come due again after the store's hold. */
@@ -92,6 +92,8 @@ export class Worker {
   private readonly ready: RunRecord[] = [];
   private readonly prefetch: number;
   private readonly offers = new Set<Promise<void>>();
+  /** Runs offered in this turn so far, claimed together once the turn's synchronous work is done. */
+  private offerBatch: string[] = [];
 
   constructor(
     private readonly engine: Engine,
@@ -178,15 +180,29 @@ export class Worker {
   /**
    * Claims runs this process has just made claimable, if there is room: the claim is queued in the
    * same turn as the write that made them claimable, so both share one commit. Anything not taken
-   * here is claimed the usual way.
+   * here is claimed the usual way. Runs offered in one turn (a thousand `start` calls in a loop) go
+   * into ONE claim, queued from a microtask: a claim per run cost ~0.25 ms of the loop each (its
+   * savepoint and three statements), which made the claims most of what such a burst did.
    */
   offer(runIds: readonly string[]): void {
     if (this.stopped) return;
-    // At most a bite in flight: claims committed together start their attempts in one turn.
-    const room = Math.min(this.concurrency - this.busy, BITE);
+    // At most one claim batch offered at a time: its attempts start together when it commits.
+    const room = Math.min(this.concurrency - this.busy, CLAIM_BATCH - this.offered.size);
     const ids = runIds.slice(0, Math.max(0, room));
     if (ids.length === 0) return;
     for (const id of ids) this.offered.add(id);
+    // A microtask still runs in this turn, before the write queue's flush: same commit as the writes.
+    if (this.offerBatch.length === 0) queueMicrotask(() => this.claimOffered());
+    this.offerBatch.push(...ids);
+  }
+
+  private claimOffered(): void {
+    const ids = this.offerBatch;
+    this.offerBatch = [];
+    if (this.stopped) {
+      for (const id of ids) this.offered.delete(id);
+      return;
+    }
     const claiming = this.claim(ids.length, ids)
       .then(
         (claimed) => {
