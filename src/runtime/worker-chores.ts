@@ -29,7 +29,7 @@ export class WorkerChores {
   private lastRecovery = Number.NEGATIVE_INFINITY;
   private lastSweep = Number.NEGATIVE_INFINITY;
   private lastTimerCheck = Number.NEGATIVE_INFINITY;
-  /** Something may have come due (the wake timer fired, a hint arrived): look at timer rows now. */
+  /** Something may have come due (the wake timer fired): look at timer rows now. */
   private timerDue = true;
 
   constructor(

@@ -10,7 +10,7 @@
  */
 import { BatonError, type BatonEvent, serializeError } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
-import type { TimerHandle } from '../time/index.ts';
+import { loopLane, type TimerHandle } from '../time/index.ts';
 import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
 import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
@@ -35,7 +35,8 @@ export interface WorkerOptions {
 }
 
 /**
- * Runs claimed per store call; a worker with more free slots claims again at once. Each call waits
+ * Runs claimed per store call unless the store says otherwise (Store.claimBatch), and runs started
+ * per turn of the event loop. A worker with more free slots claims again at once. Each call waits
  * for its commit's WAL sync before the next, so with bites of 16 a burst of due runs (1,000 due at
  * once at concurrency 50) went through ~65 claims in turn, each a sync apart; 64 fills a worker of
  * up to 48 slots (plus its ready bite) in one (issue 18 item 2). Starting 64 attempts holds the loop
@@ -94,6 +95,8 @@ export class Worker {
   private readonly offers = new Set<Promise<void>>();
   /** Runs offered in this turn so far, claimed together once the turn's synchronous work is done. */
   private offerBatch: string[] = [];
+  /** A later turn will start more held runs (launchReady). */
+  private launchPending = false;
 
   constructor(
     private readonly engine: Engine,
@@ -130,9 +133,28 @@ export class Worker {
     return this.concurrency + this.prefetch - this.busy - this.ready.length;
   }
 
+  /**
+   * Starts held runs while slots are free, a bite (CLAIM_BATCH) per turn of the event loop: a
+   * claim may hand over a thousand runs at once (Store.claimBatch), and starting them all in one
+   * go would hold the loop for tens of milliseconds, every deadline due meanwhile firing late.
+   */
   private launchReady(): void {
-    while (!this.stopped && this.ready.length > 0 && this.busy < this.concurrency)
+    for (let n = 0; !this.stopped && this.ready.length > 0 && this.busy < this.concurrency; n++) {
+      if (n === CLAIM_BATCH) {
+        this.launchLater();
+        return;
+      }
       this.launch(this.ready.shift() as RunRecord);
+    }
+  }
+
+  private launchLater(): void {
+    if (this.launchPending) return;
+    this.launchPending = true;
+    void loopLane.turn().then(() => {
+      this.launchPending = false;
+      this.launchReady();
+    });
   }
 
   onTimer(kind: string, handler: TimerHandler): void {
@@ -158,10 +180,12 @@ export class Worker {
     });
     this.unsubscribe = this.engine.store.onEvents((events) => this.onCommitted(events));
     // Another process made work claimable or due (a hint; the polls below remain the truth).
+    // It does not take due timers on a hint: sent with them, the claim shared the timer take's
+    // message and commit and went unprepared (planned each time), which was most of enqueue →
+    // start across processes. A timer or delivery another process wrote is found by the next wake
+    // time read after this tick (armWake), and taken when it comes due.
     this.unhint = this.engine.store.onWake?.((channel) => {
-      if (channel !== 'work') return;
-      this.chores.markDue();
-      this.wake();
+      if (channel === 'work') this.wake();
     });
     // The first tick (its chores and its claim) is asked for the moment the recovery's writes are
     // queued, in the same turn: it joins their commit and, coming after them, claims the runs they
@@ -279,9 +303,9 @@ export class Worker {
         chores.catch(() => {});
         const wanted = this.wanted;
         if (wanted > 0) {
-          // In bites (CLAIM_BATCH): claiming and starting a thousand runs in one go holds the event
-          // loop for tens of milliseconds, and every deadline that comes due meanwhile fires late.
-          const limit = Math.min(wanted, CLAIM_BATCH);
+          // As many as the store takes well in one claim (Store.claimBatch); launchReady starts
+          // them a bite per turn of the event loop.
+          const limit = Math.min(wanted, this.engine.store.claimBatch ?? CLAIM_BATCH);
           const claimed = await this.claim(limit);
           this.ready.push(...claimed);
           this.launchReady();

@@ -216,6 +216,12 @@ export interface Store {
   /** True while hints arrive: polling may be slow. */
   readonly hinting?: boolean;
   /**
+   * Most runs a worker asks one claim for (it launches them a bite at a time). A store whose claim
+   * costs a round trip and a commit more than it costs per run (Postgres) takes many at once;
+   * left out, 64: SQLite's claim runs on the event loop, and a big one holds it.
+   */
+  readonly claimBatch?: number;
+  /**
    * What an operator should act on (a database setting, a pinned vacuum horizon, clock skew) and
    * figures for `/metrics`. Stores with nothing to report leave it out.
    */

@@ -12,6 +12,9 @@ import { parsePostgresUrl, redactError } from './url.ts';
 export { isPostgresUrl } from './url.ts';
 
 /** Marks a real PostgresStore (see isPostgresStore), so nothing needs its class to recognise one. */
+/** Runs one claim of a worker takes on Postgres (PostgresStore.claimBatch; here for the deferred store too). */
+export const POSTGRES_CLAIM_BATCH = 1_000;
+
 export const POSTGRES_STORE = Symbol.for('baton.PostgresStore');
 
 /** True for an opened `PostgresStore`, recognised without loading its module. */
@@ -111,6 +114,8 @@ export class DeferredPostgresStore implements Store, PostgresReads {
   get hinting(): boolean {
     return this.real?.hinting ?? false;
   }
+
+  readonly claimBatch = POSTGRES_CLAIM_BATCH;
 
   queryReadOnly(text: string, values: unknown[]) {
     return this.call((s) => s.queryReadOnly(text, values));

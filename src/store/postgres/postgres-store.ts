@@ -40,7 +40,7 @@ import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
 import { storeHealth } from './health.ts';
 import { PgGraphCheckpoints } from './langgraph-tables.ts';
-import { POSTGRES_STORE } from './lazy.ts';
+import { POSTGRES_CLAIM_BATCH, POSTGRES_STORE } from './lazy.ts';
 import { migrate, openError } from './migrate.ts';
 import { PgContext, storeUnavailable } from './pg-context.ts';
 import * as reads from './run-reads.ts';
@@ -81,6 +81,12 @@ export const DEFAULT_SCHEMA = 'baton';
 
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
+  /**
+   * A claim is one round trip and one commit whatever it takes, and its rows are locked and
+   * updated on the server: 1,000 runs due at once are claimed in one (≈ 25–50 ms on the server at
+   * load 2–4) where bites of 64 went in 16 turns, each waiting for the event loop between them.
+   */
+  readonly claimBatch = POSTGRES_CLAIM_BATCH;
   readonly [POSTGRES_STORE] = true;
   readonly location: string;
   readonly schema: string;

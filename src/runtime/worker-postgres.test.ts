@@ -1,0 +1,109 @@
+/**
+ * The worker on Postgres, where a claim is a round trip and a commit whatever it takes (issue 13):
+ * woken by another process's hint it sends its claim first and alone (a prepared statement), and a
+ * burst of claimable runs is taken in one claim, not in bites of 64 each waiting for the last.
+ */
+import pg from 'pg';
+import { afterAll, expect, it } from 'vitest';
+import type { RunRecord } from '../store/index.ts';
+import {
+  countingClient,
+  describePostgres,
+  PG_URL,
+  testSchemas,
+} from '../store/postgres/fixtures/pg-test-server.ts';
+import { openPostgresStore, type PostgresStore } from '../store/postgres/index.ts';
+import { systemClock } from '../time/index.ts';
+import { createBaton } from './baton.ts';
+import { defineTask } from './define-task.ts';
+
+const schemas = testSchemas();
+const closers: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const c of closers.reverse()) await c();
+});
+
+async function open(schema: string, pool?: pg.Pool): Promise<PostgresStore> {
+  const store = await openPostgresStore(
+    pool ? { pool, schema, clock: systemClock } : { connectionString: PG_URL, schema, clock: systemClock },
+  );
+  closers.push(() => store.close());
+  return store;
+}
+
+const echo = defineTask({ name: 'echo', run: async (input: { n: number }) => input.n });
+
+describePostgres('the worker on Postgres', () => {
+  it("claims alone and prepared when another process's hint wakes it", async () => {
+    const schema = schemas.fresh();
+    const { Client, messages } = countingClient();
+    const pool = new pg.Pool({ connectionString: PG_URL, max: 3, Client });
+    closers.push(() => pool.end());
+    const workerStore = await open(schema, pool);
+    const worker = createBaton({ store: workerStore, tasks: [echo], worker: { pollMs: 60_000 } });
+    closers.push(() => worker.close());
+    await worker.ready();
+    while (!workerStore.hinting) await new Promise((r) => setImmediate(r));
+    const producer = createBaton({ store: await open(schema), worker: false });
+    closers.push(() => producer.close());
+
+    messages.log.length = 0;
+    const run = await producer.start(echo, { n: 1 });
+    expect((await worker.result(run.id)).status).toBe('succeeded');
+    const claim = messages.log.find((m) => m.text.includes('claimed AS (UPDATE'));
+    // Before, the hint made the worker take due timers too, in the claim's message: unprepared
+    // (planned every time) and committed together.
+    expect(claim?.prepared).toBe(true);
+    expect(claim?.text).not.toContain('timers');
+  });
+
+  it('takes a timer another process wrote, due now, through the wake time its hint makes it read', async () => {
+    const schema = schemas.fresh();
+    const workerStore = await open(schema);
+    const taken = new Promise<readonly string[]>((resolve) => {
+      const cancelTimers = workerStore.cancelTimers.bind(workerStore);
+      workerStore.cancelTimers = async (ids) => {
+        await cancelTimers(ids);
+        resolve(ids);
+      };
+    });
+    // A minute's poll: only the hint (and the wake time read after it) can find the timer sooner.
+    const worker = createBaton({ store: workerStore, tasks: [echo], worker: { pollMs: 60_000 } });
+    closers.push(() => worker.close());
+    await worker.ready();
+    while (!workerStore.hinting) await new Promise((r) => setImmediate(r));
+    const now = Date.now();
+    const producer = await open(schema);
+    // A kind no handler knows: the worker drops it, which deletes it.
+    await producer.addTimer({
+      id: 't1',
+      runId: null,
+      kind: 'nobody',
+      dueAt: now,
+      payload: {},
+      createdAt: now,
+    });
+    expect(await taken).toEqual(['t1']);
+  });
+
+  it('takes a burst of claimable runs in one claim and starts them all', async () => {
+    const schema = schemas.fresh();
+    const producer = createBaton({ store: await open(schema), worker: false });
+    closers.push(() => producer.close());
+    const runs = await Promise.all(Array.from({ length: 300 }, (_, n) => producer.start(echo, { n })));
+
+    const store = await open(schema);
+    const claims: number[] = [];
+    const claimRuns = store.claimRuns.bind(store);
+    store.claimRuns = async (req) => {
+      const got: RunRecord[] = await claimRuns(req);
+      if (got.length > 0) claims.push(got.length);
+      return got;
+    };
+    const worker = createBaton({ store, tasks: [echo], worker: { concurrency: 300 } });
+    closers.push(() => worker.close());
+    for (const r of runs) expect((await worker.result(r.id)).status).toBe('succeeded');
+    // Before, five claims in turn (64 each), each a round trip and a commit after the last.
+    expect(claims).toEqual([300]);
+  });
+});
