@@ -100,10 +100,30 @@ describePostgres('the worker on Postgres', () => {
       if (got.length > 0) claims.push(got.length);
       return got;
     };
-    const worker = createBaton({ store, tasks: [echo], worker: { concurrency: 300 } });
+    // Which turn of the event loop each body started in (a counter moved once per turn).
+    let turn = 0;
+    let counting = true;
+    const next = () => {
+      turn++;
+      if (counting) setImmediate(next);
+    };
+    setImmediate(next);
+    const startedIn = new Map<number, number>();
+    const counted = defineTask({
+      name: 'echo',
+      run: async (input: { n: number }) => {
+        startedIn.set(turn, (startedIn.get(turn) ?? 0) + 1);
+        return input.n;
+      },
+    });
+    const worker = createBaton({ store, tasks: [counted], worker: { concurrency: 300 } });
     closers.push(() => worker.close());
     for (const r of runs) expect((await worker.result(r.id)).status).toBe('succeeded');
+    counting = false;
     // Before, five claims in turn (64 each), each a round trip and a commit after the last.
     expect(claims).toEqual([300]);
+    // Started a bite (64) per turn, not all 300 in one: that held the loop for tens of ms.
+    expect(Math.max(...startedIn.values())).toBeLessThan(300);
+    expect(startedIn.size).toBeGreaterThan(1);
   });
 });

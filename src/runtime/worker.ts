@@ -139,6 +139,9 @@ export class Worker {
    * go would hold the loop for tens of milliseconds, every deadline due meanwhile firing late.
    */
   private launchReady(): void {
+    // A bite was started this turn and more wait for a later one: an attempt ending meanwhile (a
+    // slot freeing) must not start another bite now.
+    if (this.launchPending) return;
     for (let n = 0; !this.stopped && this.ready.length > 0 && this.busy < this.concurrency; n++) {
       if (n === CLAIM_BATCH) {
         this.launchLater();
