@@ -2,8 +2,15 @@
  * Latency figures of Baton on Postgres beside pg-boss and graphile-worker (issue 13 item 7), for
  * bench/_pg-peers.ts; each system on its own fresh database, the same server, the same run.
  *
- * - pg_due_at_once_p50_ms / _p99_ms: 1,000 jobs all due at one instant, concurrency 10; lateness
- *   = the moment the body starts − the due instant (bench/_peer-due.ts).
+ * - pg_due_at_once_p50_ms / _p99_ms: 1,000 jobs all due at one instant, with up to 1,000 in flight
+ *   in each system: pg-boss's ten subscriptions fetch batches of 100 and hand each to one handler
+ *   call, so Baton runs at concurrency 1,000 beside it (graphile-worker is not in this row: its
+ *   concurrency is a job loop each, and 1,000 loops is no setting it documents). Lateness = the
+ *   moment the body starts − the due instant (bench/_peer-due.ts).
+ * - pg_due_at_once_c10_p50_ms / _p99_ms: the same with 10 jobs in flight: Baton at concurrency 10
+ *   beside graphile-worker at concurrency 10. This row is bound by each system's rate of runs; it
+ *   was the only one before, set against pg-boss's 1,000 in flight. pg-boss is not in it: a
+ *   subscription that fetches one job waits its polling interval (0.5 s at least) between fetches.
  * - pg_enqueue_to_start_p50_ms / _p99_ms: one process enqueues 200 jobs, one every 10 ms, another
  *   process (bench/_pg-peers/consumer.ts) executes them; from the enqueue call to the body's start
  *   (both read the same machine clock).
@@ -18,7 +25,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Logger, makeWorkerUtils, run } from 'graphile-worker';
+import { Logger, makeWorkerUtils, run, type WorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { createBaton, defineTask } from '../src/index.ts';
@@ -113,17 +120,17 @@ async function timedClaims(claim: () => Promise<number>): Promise<number> {
   return median(times);
 }
 
+/** 1,000 runs due at once on Baton, `concurrency` (10, or 1,000 as pg-boss's ten batches of 100) in flight. */
+export function batonDueAtOnce(store: PostgresStore, concurrency: number): Promise<DueAtOnce> {
+  return withAdaptiveLead(DUE_LEAD_MS, (lead) => batonDueAtOnceOn(store, DUE_JOBS, lead, concurrency));
+}
+
 export async function batonLatency(url: string): Promise<PeerFigure[]> {
   const out: PeerFigure[] = [];
   const store = await openPostgresStore({ connectionString: url });
   try {
-    out.push(
-      ...figures(
-        'baton',
-        'due_at_once',
-        await withAdaptiveLead(DUE_LEAD_MS, (lead) => batonDueAtOnceOn(store, DUE_JOBS, lead, CONCURRENCY)),
-      ),
-    );
+    out.push(...figures('baton', 'due_at_once', await batonDueAtOnce(store, DUE_JOBS)));
+    out.push(...figures('baton', 'due_at_once_c10', await batonDueAtOnce(store, CONCURRENCY)));
     out.push(...figures('baton', 'enqueue_to_start', await batonEnqueueToStart(store, url)));
     out.push(...(await batonClaimLatency(store)));
   } finally {
@@ -203,37 +210,53 @@ export async function batonClaimLatency(store: PostgresStore): Promise<PeerFigur
   return out;
 }
 
+/** 1,000 jobs due at once on pg-boss (started): ten subscriptions fetching batches of 100. */
+async function pgBossDue(boss: PgBoss): Promise<DueAtOnce> {
+  await boss.createQueue('due');
+  return withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
+    const at = Date.now() + lead;
+    const late: number[] = [];
+    let allDone!: () => void;
+    const done = new Promise<void>((resolve) => {
+      allDone = resolve;
+    });
+    const ids: string[] = [];
+    for (let w = 0; w < CONCURRENCY; w++)
+      ids.push(
+        await boss.work('due', { batchSize: 100, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+          for (const _ of jobs) late.push(Date.now() - at);
+          if (late.length >= DUE_JOBS) allDone();
+        }),
+      );
+    await boss.insert(
+      Array.from({ length: DUE_JOBS }, (_, i) => ({ name: 'due', data: { i }, startAfter: new Date(at) })),
+    );
+    const margin = at - Date.now();
+    await done;
+    for (const id of ids) await boss.offWork({ id });
+    return dueSamples(late, margin);
+  });
+}
+
+/** pg-boss's 1,000 due at once alone, on a fresh database (bench/pg-due.ts). */
+export async function pgBossDueAtOnce(url: string): Promise<DueAtOnce> {
+  const boss = new PgBoss({ connectionString: url });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    return await pgBossDue(boss);
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+}
+
 export async function pgBossLatency(url: string): Promise<PeerFigure[]> {
   const out: PeerFigure[] = [];
   const boss = new PgBoss({ connectionString: url });
   boss.on('error', () => {});
   await boss.start();
   try {
-    await boss.createQueue('due');
-    const due = await withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
-      const at = Date.now() + lead;
-      const late: number[] = [];
-      let allDone!: () => void;
-      const done = new Promise<void>((resolve) => {
-        allDone = resolve;
-      });
-      const ids: string[] = [];
-      for (let w = 0; w < CONCURRENCY; w++)
-        ids.push(
-          await boss.work('due', { batchSize: 100, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-            for (const _ of jobs) late.push(Date.now() - at);
-            if (late.length >= DUE_JOBS) allDone();
-          }),
-        );
-      await boss.insert(
-        Array.from({ length: DUE_JOBS }, (_, i) => ({ name: 'due', data: { i }, startAfter: new Date(at) })),
-      );
-      const margin = at - Date.now();
-      await done;
-      for (const id of ids) await boss.offWork({ id });
-      return dueSamples(late, margin);
-    });
-    out.push(...figures('pgboss', 'due_at_once', due));
+    out.push(...figures('pgboss', 'due_at_once', await pgBossDue(boss)));
     await boss.createQueue('sent');
     const d = await consumer('pgboss', url, SENT, () => paced((t) => boss.send('sent', { t })));
     out.push(...figures('pgboss', 'enqueue_to_start', d));
@@ -256,6 +279,63 @@ export async function pgBossLatency(url: string): Promise<PeerFigure[]> {
   return out;
 }
 
+/** 1,000 jobs due at once on graphile-worker at concurrency 10 (its runner started here). */
+function graphileDue(pgPool: pg.Pool, utils: WorkerUtils): Promise<DueAtOnce> {
+  return withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
+    const at = Date.now() + lead;
+    const late: number[] = [];
+    let allDone!: () => void;
+    const done = new Promise<void>((resolve) => {
+      allDone = resolve;
+    });
+    const runner = await run({
+      pgPool,
+      concurrency: CONCURRENCY,
+      noHandleSignals: true,
+      pollInterval: 100,
+      logger: quiet,
+      taskList: {
+        due: async () => {
+          late.push(Date.now() - at);
+          if (late.length >= DUE_JOBS) allDone();
+        },
+      },
+    });
+    try {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          while (next < DUE_JOBS) {
+            next++;
+            await utils.addJob('due', {}, { runAt: new Date(at) });
+          }
+        }),
+      );
+      const margin = at - Date.now();
+      await done;
+      return dueSamples(late, margin);
+    } finally {
+      await runner.stop();
+    }
+  });
+}
+
+/** graphile-worker's 1,000 due at once alone, on a fresh database (bench/pg-due.ts). */
+export async function graphileDueAtOnce(url: string): Promise<DueAtOnce> {
+  const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
+  pgPool.on('error', () => {});
+  try {
+    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
+    try {
+      return await graphileDue(pgPool, utils);
+    } finally {
+      await utils.release();
+    }
+  } finally {
+    await pgPool.end();
+  }
+}
+
 export async function graphileLatency(url: string): Promise<PeerFigure[]> {
   const out: PeerFigure[] = [];
   const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
@@ -263,44 +343,7 @@ export async function graphileLatency(url: string): Promise<PeerFigure[]> {
   try {
     const utils = await makeWorkerUtils({ pgPool, logger: quiet });
     try {
-      const due = await withAdaptiveLead(DUE_LEAD_MS, async (lead) => {
-        const at = Date.now() + lead;
-        const late: number[] = [];
-        let allDone!: () => void;
-        const done = new Promise<void>((resolve) => {
-          allDone = resolve;
-        });
-        const runner = await run({
-          pgPool,
-          concurrency: CONCURRENCY,
-          noHandleSignals: true,
-          pollInterval: 100,
-          logger: quiet,
-          taskList: {
-            due: async () => {
-              late.push(Date.now() - at);
-              if (late.length >= DUE_JOBS) allDone();
-            },
-          },
-        });
-        try {
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: 20 }, async () => {
-              while (next < DUE_JOBS) {
-                next++;
-                await utils.addJob('due', {}, { runAt: new Date(at) });
-              }
-            }),
-          );
-          const margin = at - Date.now();
-          await done;
-          return dueSamples(late, margin);
-        } finally {
-          await runner.stop();
-        }
-      });
-      out.push(...figures('graphile_worker', 'due_at_once', due));
+      out.push(...figures('graphile_worker', 'due_at_once_c10', await graphileDue(pgPool, utils)));
       const d = await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
       out.push(...figures('graphile_worker', 'enqueue_to_start', d));
     } finally {
