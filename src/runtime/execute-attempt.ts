@@ -28,8 +28,11 @@ export async function executeAttempt(
   run: RunRecord,
   owner: string,
   controller: AbortController,
-  /** Called once the body is over and only its end is left to record (the worker claims again). */
-  onEnding: () => void = () => {},
+  /**
+   * Called once the body is over and only its end is left to record (the worker claims again); a
+   * promise returned defers recording the end until it settles (a burst of runs still starting).
+   */
+  onEnding: () => Promise<void> | undefined = () => undefined,
 ): Promise<void> {
   const task = engine.tasks.require(run.name);
   const fence = { runId: run.id, token: run.leaseToken };
@@ -197,7 +200,8 @@ export async function executeAttempt(
     // and is fenced the same way. A failure already seen ends the attempt here.
     if (startError) throw startError.error;
     s.replayed = ctx.replayed;
-    onEnding();
+    const later = onEnding();
+    if (later) await later;
 
     if (outcome.kind === 'error' && outcome.error instanceof Suspension) {
       // The abandoned body's signal-aware work stops; its context already refuses writes.

@@ -86,7 +86,7 @@ describePostgres('the worker on Postgres', () => {
     expect(await taken).toEqual(['t1']);
   });
 
-  it('takes a burst of claimable runs in one claim and starts them all', async () => {
+  it('takes a burst of claimable runs in one claim, starts them a bite per turn, and ends them after', async () => {
     const schema = schemas.fresh();
     const producer = createBaton({ store: await open(schema), worker: false });
     closers.push(() => producer.close());
@@ -109,10 +109,17 @@ describePostgres('the worker on Postgres', () => {
     };
     setImmediate(next);
     const startedIn = new Map<number, number>();
+    let succeeded = 0;
+    store.onEvents((events) => {
+      for (const e of events) if (e.type === 'run:succeeded') succeeded++;
+    });
+    let started = 0;
+    let succeededBeforeLastStart = -1;
     const counted = defineTask({
       name: 'echo',
       run: async (input: { n: number }) => {
         startedIn.set(turn, (startedIn.get(turn) ?? 0) + 1);
+        if (++started === runs.length) succeededBeforeLastStart = succeeded;
         return input.n;
       },
     });
@@ -125,5 +132,7 @@ describePostgres('the worker on Postgres', () => {
     // Started a bite (64) per turn, not all 300 in one: that held the loop for tens of ms.
     expect(Math.max(...startedIn.values())).toBeLessThan(300);
     expect(startedIn.size).toBeGreaterThan(1);
+    // The ends of the first bites are recorded after the last run started, not between the bites.
+    expect(succeededBeforeLastStart).toBe(0);
   });
 });

@@ -97,6 +97,13 @@ export class Worker {
   private offerBatch: string[] = [];
   /** A later turn will start more held runs (launchReady). */
   private launchPending = false;
+  /**
+   * A burst of held runs being started a bite per turn: attempts that end meanwhile record their
+   * ends once every run of the burst has started, each on a turn of the loop's lane.
+   */
+  private burst: { started: Promise<void>; resolve: () => void; until: number } | undefined;
+  /** Attempts started so far (where a burst ends). */
+  private launched = 0;
 
   constructor(
     private readonly engine: Engine,
@@ -154,9 +161,22 @@ export class Worker {
   private launchLater(): void {
     if (this.launchPending) return;
     this.launchPending = true;
+    if (!this.burst) {
+      let resolve!: () => void;
+      const started = new Promise<void>((r) => {
+        resolve = r;
+      });
+      // Only the runs held now: runs claimed later do not keep these ends waiting.
+      this.burst = { started, resolve, until: this.launched + this.ready.length };
+    }
     void loopLane.turn().then(() => {
       this.launchPending = false;
       this.launchReady();
+      const burst = this.burst;
+      if (burst && (!this.launchPending || this.launched >= burst.until)) {
+        this.burst = undefined;
+        burst.resolve();
+      }
     });
   }
 
@@ -337,11 +357,13 @@ export class Worker {
   }
 
   private launch(run: RunRecord): void {
+    this.launched++;
     const controller = new AbortController();
     const ending = () => {
       this.ending.add(run.id);
       this.launchReady();
       this.wake();
+      return this.burst?.started.then(() => loopLane.turn());
     };
     const done = executeAttempt(this.engine, run, this.id, controller, ending)
       .catch((err: unknown) => {
