@@ -30,3 +30,43 @@ it('beats once a safety poll while idle and every third of a lease while it hold
   await rt.clock.advance(3_000);
   expect(beats.filter((n) => n === 1).length).toBeGreaterThanOrEqual(3);
 });
+
+it('stops an attempt whose lease it fails to renew before the lease ends, not after', async () => {
+  rt = testRuntime({ worker: { leaseMs: 3_000 } });
+  let aborted: unknown;
+  let abortedAt = -1;
+  const long = defineTask({
+    name: 'long',
+    run: async (_: unknown, ctx) => {
+      // The first attempt's (the run is taken back after its lease and tried again, failing too).
+      ctx.signal.addEventListener('abort', () => {
+        if (abortedAt >= 0) return;
+        aborted = ctx.signal.reason;
+        abortedAt = rt.clock.now();
+      });
+      await ctx.delay(3_600_000);
+    },
+  });
+  rt.baton.register(long);
+  await rt.baton.ready();
+  let hang = false;
+  let lastRenewal = -1;
+  const heartbeat = rt.store.heartbeat.bind(rt.store);
+  rt.store.heartbeat = (owner, leaseMs, active) => {
+    if (hang) return Promise.reject(new Error('connection terminated'));
+    lastRenewal = rt.clock.now();
+    return heartbeat(owner, leaseMs, active);
+  };
+  await rt.baton.start(long, {});
+  // Renewals go through while the database answers...
+  await rt.clock.advance(6_000);
+  expect(lastRenewal).toBeGreaterThan(4_000);
+  expect(aborted).toBeUndefined();
+  // ...then fail (the server is gone): the attempt is stopped while its lease still runs, so no
+  // other worker can have taken the run yet (before: it ran on past the lease's end).
+  hang = true;
+  await rt.clock.advance(6_000);
+  expect(aborted).toMatchObject({ code: 'LEASE_LOST' });
+  expect(abortedAt).toBeLessThan(lastRenewal + 3_000);
+  expect(abortedAt).toBeGreaterThan(lastRenewal + 1_000);
+});

@@ -15,6 +15,7 @@ import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
 import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
 import { WorkerChores } from './worker-chores.ts';
+import { HeldLeases } from './worker-leases.ts';
 import type { TimerHandler } from './worker-upkeep.ts';
 
 /** A worker's concurrency, lease and polling settings. */
@@ -70,6 +71,7 @@ export class Worker {
   private readonly chores: WorkerChores;
   private wakeTimer: TimerHandle | undefined;
   private heartbeatTimer: TimerHandle | undefined;
+  private readonly leases: HeldLeases;
   private stopped = true;
   private ticking = false;
   /** The tick in progress, so stop() lets a send it started finish and be recorded. */
@@ -124,6 +126,7 @@ export class Worker {
       stopped: () => this.stopped,
     });
     this.prefetch = Math.min(this.concurrency, BITE);
+    this.leases = new HeldLeases(this.leaseMs);
   }
 
   get running(): number {
@@ -346,14 +349,20 @@ export class Worker {
 
   /** Claims up to `limit` runs of the tasks this worker knows (only `ids`, when given). */
   private claim(limit: number, ids?: readonly string[]): Promise<RunRecord[]> {
-    return this.engine.store.claimRuns({
-      owner: this.id,
-      leaseMs: this.leaseMs,
-      limit,
-      names: this.engine.tasks.names(),
-      nameLimits: this.engine.tasks.limits(),
-      ...(ids ? { ids } : {}),
-    });
+    return this.engine.store
+      .claimRuns({
+        owner: this.id,
+        leaseMs: this.leaseMs,
+        limit,
+        names: this.engine.tasks.names(),
+        nameLimits: this.engine.tasks.limits(),
+        ...(ids ? { ids } : {}),
+      })
+      .then((runs) => {
+        const now = this.engine.clock.now();
+        for (const run of runs) this.leases.claimed(run, now);
+        return runs;
+      });
   }
 
   private launch(run: RunRecord): void {
@@ -372,6 +381,7 @@ export class Worker {
       .finally(() => {
         this.active.delete(run.id);
         this.ending.delete(run.id);
+        this.leases.forget(run.id);
         this.launchReady();
         this.wake();
       });
@@ -408,6 +418,31 @@ export class Worker {
     });
   }
 
+  /**
+   * After a failed heartbeat: stops the attempts whose lease ends within half a lease, before
+   * another worker may take their runs over.
+   */
+  private stopUnrenewed(): void {
+    const expiring = this.leases.expiring(this.engine.clock.now());
+    if (expiring.length === 0) return;
+    this.engine.logger.warn(
+      { runs: expiring.length },
+      'leases could not be renewed; stopping their attempts',
+    );
+    for (const id of expiring) {
+      this.leases.forget(id);
+      this.abortRun(
+        id,
+        new BatonError(
+          'LEASE_LOST',
+          `the lease of run ${id} could not be renewed before it ends (${this.id})`,
+        ),
+      );
+      const held = this.ready.findIndex((r) => r.id === id);
+      if (held >= 0) this.ready.splice(held, 1);
+    }
+  }
+
   private async heartbeat(): Promise<void> {
     try {
       const ids = [...this.active.keys(), ...this.ready.map((r) => r.id)];
@@ -416,6 +451,7 @@ export class Worker {
       if (ids.length === 0 && this.offered.size === 0 && now - this.lastBeat < this.safetyPollMs) return;
       this.lastBeat = now;
       const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, ids));
+      this.leases.renewed(held, now);
       for (const runId of this.active.keys())
         if (!held.has(runId))
           this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));
@@ -425,6 +461,7 @@ export class Worker {
         if (lost.has((this.ready[i] as RunRecord).id)) this.ready.splice(i, 1);
     } catch (err) {
       this.engine.logger.warn({ err: serializeError(err).message }, 'heartbeat failed');
+      this.stopUnrenewed();
     }
   }
 
@@ -441,6 +478,7 @@ export class Worker {
     await Promise.all(this.offers);
     // Claimed but never started: handed back with the rest below.
     this.ready.length = 0;
+    this.leases.clear();
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));
     await Promise.all([...this.active.values()].map((a) => a.done));
     await this.engine.store.releaseOwners([this.id], 'released');
