@@ -140,6 +140,41 @@ describe('runAgentLoop: resume', () => {
     expect(results.map((r) => r.state.elapsedMs)).toEqual([56_000, 112_000, 147_000]);
   });
 
+  it('returns the answer a final checkpoint already holds, without another model call or save', async () => {
+    // The 'final' save committed but the run did not (its deadline or lease ran out in between):
+    // the resume must not make an 11th turn out of a 10-turn job (protocol 003: a completed job
+    // returns its cached results).
+    const clock = new ManualClock(0);
+    const script = ({ turn }: ScriptContext): ScriptedTurn =>
+      turn < 3 ? { toolCalls: calls(1, turn), delayMs: 1_000 } : { text: 'three turns', delayMs: 1_000 };
+    const first = invoke(clock, script, undefined);
+    expect(await first.run).toMatchObject({ status: 'completed', turns: 3, toolCalls: 2 });
+    const final = JSON.stringify(first.saves.at(-1));
+
+    const again = invoke(clock, script, final);
+    const result = await again.run;
+    expect(result).toMatchObject({
+      status: 'completed',
+      stopReason: 'final_answer',
+      text: 'three turns',
+      turns: 3,
+      toolCalls: 2,
+      wasResumed: true,
+    });
+    expect(again.model.calls).toEqual([]);
+    expect(again.saves).toEqual([]);
+    expect(result.state).toEqual(JSON.parse(final));
+    expect(again.events.map((e) => e.type)).toEqual(['agent:started', 'agent:completed']);
+
+    // A checkpoint whose last turn called a tool still has turns to make.
+    const midway = first.saves.find((s) => s.turnCount === 2);
+    if (midway) {
+      const next = invoke(clock, script, midway);
+      expect(await next.run).toMatchObject({ turns: 3, text: 'three turns' });
+      expect(next.model.calls.map((c) => c.turn)).toEqual([3]);
+    }
+  });
+
   it('starts fresh from the prompt when the checkpoint is corrupt, and says so', async () => {
     const clock = new ManualClock(0);
     const script = ({ turn }: ScriptContext): ScriptedTurn =>
@@ -189,7 +224,9 @@ describe('runAgentLoop: resume', () => {
     const first = invoke(clock, () => ({ text: 'done' }), undefined);
     const saved = { ...(await first.run).state, version: '1.4' };
     const second = invoke(clock, () => ({ text: 'again' }), saved);
-    expect(await second.run).toMatchObject({ wasResumed: true, turns: 2 });
+    // The saved job had already answered: the answer comes back, with no second model call.
+    expect(await second.run).toMatchObject({ wasResumed: true, turns: 1, text: 'done' });
+    expect(second.model.calls).toEqual([]);
     expect(second.events[0]).toMatchObject({ type: 'checkpoint:warning' });
   });
 
@@ -219,7 +256,8 @@ describe('runAgentLoop: resume', () => {
   });
   it('counts time spent before the call (loading the checkpoint) against this invocation', async () => {
     const clock = new ManualClock(0);
-    const first = invoke(clock, () => ({ text: 'done' }), undefined);
+    // One turn that called a tool, then stopped by maxTurns: a checkpoint with turns still to make.
+    const first = invoke(clock, () => ({ toolCalls: calls(1, 1) }), undefined, { maxTurns: 1 });
     const saved = (await first.run).state;
     await clock.advance(50_000);
     const slowTurns = () => ({ toolCalls: calls(1, 0), delayMs: 2_000 });

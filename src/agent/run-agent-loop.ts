@@ -12,6 +12,7 @@ import type {
 import { executeToolCalls, toSdkTools } from './agent-tools.ts';
 import type { CheckpointState } from './checkpoint-state.ts';
 import { CheckpointWriter, type LoopSnapshot } from './checkpoint-writer.ts';
+import { finalAnswerOf } from './final-answer.ts';
 import { InvocationDeadline } from './invocation-deadline.ts';
 import { type AgentLoopOptions, type ResolvedLoopOptions, resolveLoopOptions } from './loop-options.ts';
 import { planResume } from './plan-resume.ts';
@@ -22,7 +23,9 @@ import { validateCheckpoint } from './validate-checkpoint.ts';
  * The loop, one invocation of a resumable job (protocol 003).
  *
  * Start: a valid `resumeFrom` restores history and counters and skips `initialize`; an invalid
- * one is reported and the loop starts fresh from the prompt. Then, turn by turn:
+ * one is reported and the loop starts fresh from the prompt. A checkpoint that already ends with
+ * the final answer (its run did not commit after the 'final' save) returns that answer at once:
+ * no model call, no save. Then, turn by turn:
  *   1. If the job has made `maxTurns` turns: final checkpoint, completed ('max_turns').
  *   2. If at most `checkpointBeforeDeadlineMs` is left: 'pre_timeout' checkpoint, resumable timeout.
  *   3. One model call. No tool calls → the answer: 'final' checkpoint, completed.
@@ -59,6 +62,8 @@ class AgentLoopRun {
   private rejected: { reason: string; field: string } | undefined;
   private lastText = '';
   private turnInFlight = false;
+  /** The restored checkpoint, when it already holds the job's final answer. */
+  private finished: { state: CheckpointState; text: string } | undefined;
 
   constructor(
     private readonly options: AgentLoopOptions,
@@ -93,6 +98,7 @@ class AgentLoopRun {
 
   async execute(): Promise<AgentLoopResult> {
     await this.start();
+    if (this.finished) return this.completeAgain(this.finished);
     this.deadline.onPreTimeout(() => {
       if (this.turnInFlight)
         this.writer.save(this.snapshot(), 'pre_timeout').catch((err: unknown) => this.deadline.fail(err));
@@ -169,6 +175,8 @@ class AgentLoopRun {
           now: options.clock.monotonic(),
           invocationStartedAt: deadline.deadline - config.timeoutMs,
         });
+        const answer = finalAnswerOf(plan.conversationHistory);
+        if (answer !== undefined) this.finished = { state: check.state, text: answer };
         this.history = plan.conversationHistory;
         this.turnCount = plan.turnCount;
         this.toolCallCount = plan.toolCallCount;
@@ -239,6 +247,26 @@ class AgentLoopRun {
     const state = await this.writer.save(this.snapshot(), 'final');
     this.emit({ type: 'agent:completed', turns: this.turnCount, toolCalls: this.toolCallCount, stopReason });
     return { status: 'completed', stopReason, text, ...this.resultBase(state) };
+  }
+
+  /**
+   * The job already answered in an earlier invocation: return that answer from its checkpoint
+   * without another model call or another save.
+   */
+  private completeAgain(finished: { state: CheckpointState; text: string }): AgentLoopCompleted {
+    this.lastText = finished.text;
+    this.emit({
+      type: 'agent:completed',
+      turns: this.turnCount,
+      toolCalls: this.toolCallCount,
+      stopReason: 'final_answer',
+    });
+    return {
+      status: 'completed',
+      stopReason: 'final_answer',
+      text: finished.text,
+      ...this.resultBase(finished.state),
+    };
   }
 
   private async timeOut(reason: 'pre_timeout' | 'budget_exceeded'): Promise<AgentLoopTimedOut> {
