@@ -15,7 +15,7 @@ import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
 import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
 import { WorkerChores } from './worker-chores.ts';
-import { HeldLeases } from './worker-leases.ts';
+import { WorkerHeartbeat } from './worker-heartbeat.ts';
 import type { TimerHandler } from './worker-upkeep.ts';
 
 /** A worker's concurrency, lease and polling settings. */
@@ -64,20 +64,18 @@ export class Worker {
   readonly id: string;
   readonly identity: ProcessIdentity;
   private readonly concurrency: number;
-  private readonly leaseMs: number;
+  readonly leaseMs: number;
   private readonly pollMs: number;
-  private readonly safetyPollMs: number;
+  readonly safetyPollMs: number;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly chores: WorkerChores;
   private wakeTimer: TimerHandle | undefined;
-  private heartbeatTimer: TimerHandle | undefined;
-  private readonly leases: HeldLeases;
+  private readonly heartbeat: WorkerHeartbeat;
   private stopped = true;
   private ticking = false;
   /** The tick in progress, so stop() lets a send it started finish and be recorded. */
   private tickDone: Promise<void> | undefined;
   private again = false;
-  private lastBeat = Number.NEGATIVE_INFINITY;
   private unsubscribe: (() => void) | undefined;
   private unhint: (() => void) | undefined;
   /** Runs being claimed through `offer`, counted against the concurrency until they launch. */
@@ -126,7 +124,15 @@ export class Worker {
       stopped: () => this.stopped,
     });
     this.prefetch = Math.min(this.concurrency, BITE);
-    this.leases = new HeldLeases(this.leaseMs);
+    this.heartbeat = new WorkerHeartbeat(engine, {
+      id: this.id,
+      leaseMs: this.leaseMs,
+      safetyPollMs: this.safetyPollMs,
+      held: () => [...this.active.keys(), ...this.ready.map((r) => r.id)],
+      claiming: () => this.offered.size > 0,
+      stopped: () => this.stopped,
+      lose: (runId, reason) => this.lose(runId, reason),
+    });
   }
 
   get running(): number {
@@ -221,7 +227,7 @@ export class Worker {
     await Promise.all([
       registered,
       this.chores.recover(() => {
-        this.armHeartbeat();
+        this.heartbeat.start();
         this.wake();
       }),
     ]);
@@ -280,6 +286,13 @@ export class Worker {
     return true;
   }
 
+  /** The worker no longer holds the run (lease lost, cancelled): abort it, or drop it unstarted. */
+  private lose(runId: string, reason: BatonError): void {
+    this.abortRun(runId, reason);
+    const held = this.ready.findIndex((r) => r.id === runId);
+    if (held >= 0) this.ready.splice(held, 1);
+  }
+
   /** Resolves when no attempt is running in this worker. */
   async idle(): Promise<void> {
     while (this.active.size > 0) await Promise.all([...this.active.values()].map((a) => a.done));
@@ -302,11 +315,8 @@ export class Worker {
 
   private onCommitted(events: readonly BatonEvent[]): void {
     for (const e of events) {
-      if (e.type !== 'run:cancelled') continue;
-      if (this.active.has(e.runId))
-        this.abortRun(e.runId, new BatonError('CANCELLED', `run ${e.runId} was cancelled`));
-      const held = this.ready.findIndex((r) => r.id === e.runId);
-      if (held >= 0) this.ready.splice(held, 1);
+      if (e.type === 'run:cancelled')
+        this.lose(e.runId, new BatonError('CANCELLED', `run ${e.runId} was cancelled`));
     }
     // Deliveries were queued with these: send them now rather than at the next poll.
     if (events.some((e) => e.type === 'tool:result' || e.type === 'tool:choice')) {
@@ -359,8 +369,7 @@ export class Worker {
         ...(ids ? { ids } : {}),
       })
       .then((runs) => {
-        const now = this.engine.clock.now();
-        for (const run of runs) this.leases.claimed(run, now);
+        this.heartbeat.claimed(runs);
         return runs;
       });
   }
@@ -381,7 +390,7 @@ export class Worker {
       .finally(() => {
         this.active.delete(run.id);
         this.ending.delete(run.id);
-        this.leases.forget(run.id);
+        this.heartbeat.forget(run.id);
         this.launchReady();
         this.wake();
       });
@@ -410,67 +419,12 @@ export class Worker {
     });
   }
 
-  private armHeartbeat(): void {
-    this.heartbeatTimer = this.engine.clock.setTimer(Math.floor(this.leaseMs / 3), () => {
-      void this.heartbeat().finally(() => {
-        if (!this.stopped) this.armHeartbeat();
-      });
-    });
-  }
-
-  /**
-   * After a failed heartbeat: stops the attempts whose lease ends within half a lease, before
-   * another worker may take their runs over.
-   */
-  private stopUnrenewed(): void {
-    const expiring = this.leases.expiring(this.engine.clock.now());
-    if (expiring.length === 0) return;
-    this.engine.logger.warn(
-      { runs: expiring.length },
-      'leases could not be renewed; stopping their attempts',
-    );
-    for (const id of expiring) {
-      this.leases.forget(id);
-      this.abortRun(
-        id,
-        new BatonError(
-          'LEASE_LOST',
-          `the lease of run ${id} could not be renewed before it ends (${this.id})`,
-        ),
-      );
-      const held = this.ready.findIndex((r) => r.id === id);
-      if (held >= 0) this.ready.splice(held, 1);
-    }
-  }
-
-  private async heartbeat(): Promise<void> {
-    try {
-      const ids = [...this.active.keys(), ...this.ready.map((r) => r.id)];
-      // Holding no lease, there is nothing to extend: its own row is refreshed once a safety poll.
-      const now = this.engine.clock.now();
-      if (ids.length === 0 && this.offered.size === 0 && now - this.lastBeat < this.safetyPollMs) return;
-      this.lastBeat = now;
-      const held = new Set(await this.engine.store.heartbeat(this.id, this.leaseMs, ids));
-      this.leases.renewed(held, now);
-      for (const runId of this.active.keys())
-        if (!held.has(runId))
-          this.abortRun(runId, new BatonError('LEASE_LOST', `run ${runId} is no longer held by ${this.id}`));
-      // A run held ready whose lease is gone (cancelled, taken back) is not started.
-      const lost = new Set(ids.filter((id) => !held.has(id)));
-      for (let i = this.ready.length - 1; i >= 0; i--)
-        if (lost.has((this.ready[i] as RunRecord).id)) this.ready.splice(i, 1);
-    } catch (err) {
-      this.engine.logger.warn({ err: serializeError(err).message }, 'heartbeat failed');
-      this.stopUnrenewed();
-    }
-  }
-
   /** Stops claiming, interrupts running attempts, waits for them, and hands their runs back. */
   async stop(reason = 'worker stopping'): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.engine.clock.clearTimer(this.wakeTimer);
-    this.engine.clock.clearTimer(this.heartbeatTimer);
+    this.heartbeat.stop();
     this.unsubscribe?.();
     await this.tickDone;
     this.unhint?.();
@@ -478,7 +432,6 @@ export class Worker {
     await Promise.all(this.offers);
     // Claimed but never started: handed back with the rest below.
     this.ready.length = 0;
-    this.leases.clear();
     for (const a of this.active.values()) a.controller.abort(new BatonError('CANCELLED', reason));
     await Promise.all([...this.active.values()].map((a) => a.done));
     await this.engine.store.releaseOwners([this.id], 'released');
