@@ -290,7 +290,10 @@ export class Worker {
   private lose(runId: string, reason: BatonError): void {
     this.abortRun(runId, reason);
     const held = this.ready.findIndex((r) => r.id === runId);
-    if (held >= 0) this.ready.splice(held, 1);
+    if (held < 0) return;
+    // Never started, so no attempt's end will forget its lease.
+    this.ready.splice(held, 1);
+    this.heartbeat.forget(runId);
   }
 
   /** Resolves when no attempt is running in this worker. */
