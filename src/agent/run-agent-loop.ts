@@ -62,6 +62,8 @@ class AgentLoopRun {
   private rejected: { reason: string; field: string } | undefined;
   private lastText = '';
   private turnInFlight = false;
+  /** Leading history messages the AI SDK has checked in this invocation (runModelTurn). */
+  private sdkChecked = 0;
   /** The restored checkpoint, when it already holds the job's final answer. */
   private finished: { state: CheckpointState; text: string } | undefined;
 
@@ -117,13 +119,16 @@ class AgentLoopRun {
       this.turnInFlight = true;
       let reply: Awaited<ReturnType<typeof runModelTurn>>;
       try {
+        const sent = this.history.length;
         reply = await runModelTurn({
           options: this.options,
           history: this.history,
+          validated: this.sdkChecked,
           tools: sdkTools,
           signal: this.deadline.signal,
           maxRetries: this.config.maxRetries,
         });
+        this.sdkChecked = sent;
       } catch (err) {
         this.turnInFlight = false;
         if (!this.deadline.signal.aborted) {
