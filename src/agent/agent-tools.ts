@@ -30,15 +30,30 @@ export function agentTool<Input, Output>(definition: AgentTool<Input, Output>): 
 
 /** The SDK view of the tools: schemas only, no `execute`, so `generateText` never runs them. */
 export function toSdkTools(tools: Record<string, AgentTool>): ToolSet {
-  const { jsonSchema, tool } = aiSdk();
   const set: ToolSet = {};
-  for (const [name, t] of Object.entries(tools)) {
-    set[name] = tool({
-      ...(t.description === undefined ? {} : { description: t.description }),
-      inputSchema: isFlexibleSchema(t.inputSchema) ? t.inputSchema : jsonSchema(t.inputSchema),
-    });
-  }
+  for (const [name, t] of Object.entries(tools)) set[name] = sdkToolOf(t);
   return set;
+}
+
+/**
+ * Each tool's SDK form, made once per tool. The SDK turns a zod input schema into JSON Schema
+ * through a wrapper that keeps the result, but it wraps a bare zod schema anew on every
+ * `generateText` call: handing it the wrapper keeps one conversion per tool instead of one per tool
+ * per model call (`z.toJSONSchema` was ~2 % of a resumed invocation's CPU before its first call).
+ */
+const sdkTools = new WeakMap<AgentTool, ToolSet[string]>();
+
+function sdkToolOf(t: AgentTool): ToolSet[string] {
+  let made = sdkTools.get(t);
+  if (!made) {
+    const { asSchema, jsonSchema, tool } = aiSdk();
+    made = tool({
+      ...(t.description === undefined ? {} : { description: t.description }),
+      inputSchema: isFlexibleSchema(t.inputSchema) ? asSchema(t.inputSchema) : jsonSchema(t.inputSchema),
+    });
+    sdkTools.set(t, made);
+  }
+  return made;
 }
 
 function isFlexibleSchema(schema: FlexibleSchema<unknown> | JSONSchema7): schema is FlexibleSchema<unknown> {

@@ -193,6 +193,23 @@ describe('runAgentLoop: resume', () => {
         },
         'version',
       ],
+      [
+        {
+          // A message the AI SDK would refuse (a text part's text is a number): before, the first
+          // model call failed the job with the SDK's InvalidPromptError instead of starting fresh.
+          conversationHistory: [
+            { role: 'user', content: 'Provide comprehensive battery analysis' },
+            { role: 'user', content: [{ type: 'text', text: 42 }] },
+          ],
+          turnCount: 0,
+          toolCallCount: 0,
+          contextSummary: {},
+          elapsedMs: 1,
+          checkpointedAt: '2026-01-01T00:00:00Z',
+          version: '1.0',
+        },
+        'conversationHistory[1]',
+      ],
     ] as const) {
       const attempt = invoke(clock, script, bad);
       const result = await attempt.run;

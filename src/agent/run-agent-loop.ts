@@ -10,6 +10,7 @@ import type {
   LoopResultBase,
 } from './agent-loop-result.ts';
 import { executeToolCalls, toSdkTools } from './agent-tools.ts';
+import { firstRejectedMessage } from './check-messages.ts';
 import type { CheckpointState } from './checkpoint-state.ts';
 import { CheckpointWriter, type LoopSnapshot } from './checkpoint-writer.ts';
 import { finalAnswerOf } from './final-answer.ts';
@@ -173,7 +174,8 @@ class AgentLoopRun {
     const { options, config, deadline } = this;
     if (options.resumeFrom !== undefined && options.resumeFrom !== null) {
       const check = validateCheckpoint(options.resumeFrom);
-      if (check.ok) {
+      const rejected = check.ok ? firstRejectedMessage(check.state.conversationHistory) : undefined;
+      if (check.ok && rejected === undefined) {
         for (const warning of check.warnings) this.emit({ type: 'checkpoint:warning', warning });
         const plan = planResume(check.state, {
           timeoutMs: config.timeoutMs,
@@ -183,6 +185,8 @@ class AgentLoopRun {
         const answer = finalAnswerOf(plan.conversationHistory);
         if (answer !== undefined) this.finished = { state: check.state, text: answer };
         this.history = plan.conversationHistory;
+        // Checked above with the SDK's own schemas: the first model call does not check them again.
+        this.sdkChecked = plan.conversationHistory.length;
         this.turnCount = plan.turnCount;
         this.toolCallCount = plan.toolCallCount;
         this.contextSummary = plan.contextSummary;
@@ -196,7 +200,9 @@ class AgentLoopRun {
         });
         return;
       }
-      this.rejected = { reason: check.reason, field: check.field };
+      this.rejected = check.ok
+        ? { reason: rejected?.reason ?? '', field: `conversationHistory[${rejected?.index}]` }
+        : { reason: check.reason, field: check.field };
       this.emit({ type: 'checkpoint:rejected', ...this.rejected });
     }
     if (options.prompt === undefined && options.messages === undefined) {

@@ -22,8 +22,9 @@ export interface ModelReply {
  * The SDK checks every message it is given against its zod schemas on every call, so a turn cost
  * grew with the conversation: 1.2 ms of CPU a turn at 10 turns, 4.8 at 50, 8.9 at 100, 87 % of it
  * zod and the garbage it makes — all in one go on the event loop, ahead of other jobs' deadlines.
- * The first `validated` messages were checked by an earlier call of this invocation and are never
- * changed after, so only the rest is passed as `messages` (checked as before) and the whole history
+ * The first `validated` messages were checked by an earlier call of this invocation, or by role
+ * when a checkpoint was restored (check-messages.ts), and are never changed after, so only the
+ * rest (at least the last message) is passed as `messages`, checked as before, and the whole history
  * goes to the model through `prepareStep`, which the SDK does not re-check. A conversation whose
  * last message answers tool approvals is passed whole: the SDK looks for their requests in it.
  */
@@ -39,9 +40,10 @@ export async function runModelTurn(args: {
   const { options, history, validated, tools, signal, maxRetries } = args;
   const { generateText } = aiSdk();
   const whole = [...history];
+  // At least the last message goes through the SDK's own check (it needs a non-empty `messages`).
   const tail =
-    validated > 0 && validated < history.length && !answersApprovals(history.at(-1))
-      ? history.slice(validated)
+    validated > 0 && !answersApprovals(history.at(-1))
+      ? history.slice(Math.min(validated, history.length - 1))
       : undefined;
   const result = await raceWithSignal(
     generateText({
