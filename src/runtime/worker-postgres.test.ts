@@ -135,4 +135,49 @@ describePostgres('the worker on Postgres', () => {
     // The ends of the first bites are recorded after the last run started, not between the bites.
     expect(succeededBeforeLastStart).toBe(0);
   });
+
+  it('stops an attempt before its lease ends when its heartbeat hangs, then goes on once it answers', async () => {
+    const schema = schemas.fresh();
+    const store = await open(schema);
+    let running!: () => void;
+    const isRunning = new Promise<void>((r) => {
+      running = r;
+    });
+    let stopped!: (at: { reason: unknown; at: number }) => void;
+    const stop = new Promise<{ reason: unknown; at: number }>((r) => {
+      stopped = r;
+    });
+    const long = defineTask({
+      name: 'long',
+      run: async (_: unknown, ctx) => {
+        ctx.signal.addEventListener('abort', () => stopped({ reason: ctx.signal.reason, at: Date.now() }));
+        running();
+        await ctx.delay(3_600_000);
+      },
+    });
+    const worker = createBaton({ store, tasks: [long, echo], worker: { leaseMs: 1_500 } });
+    closers.push(() => worker.close());
+    const run = await worker.start(long, {});
+    await isRunning;
+    // Another transaction holds the worker's row: its heartbeat (an UPDATE of that row) waits for
+    // it, and never fails by itself.
+    const blocker = new pg.Client({ connectionString: PG_URL });
+    await blocker.connect();
+    closers.push(() => blocker.end());
+    await blocker.query('BEGIN');
+    await blocker.query(`SELECT id FROM ${pg.escapeIdentifier(schema)}.workers FOR UPDATE`);
+    const { rows } = await blocker.query<{ lease_expires_at: string }>(
+      `SELECT lease_expires_at FROM ${pg.escapeIdentifier(schema)}.runs WHERE id = $1`,
+      [run.id],
+    );
+    const { reason, at } = await stop;
+    expect(reason).toMatchObject({ code: 'LEASE_LOST' });
+    // Before its lease ended (the last renewal before the hang set it, and nothing renewed it since):
+    // before, the attempt ran on past it.
+    expect(at).toBeLessThan(Number(rows[0]?.lease_expires_at));
+    await blocker.query('ROLLBACK');
+    // The worker carries on once the database answers again.
+    const next = await worker.start(echo, { n: 7 });
+    expect(await worker.result(next.id)).toMatchObject({ status: 'succeeded', output: 7 });
+  }, 20_000);
 });

@@ -4,6 +4,7 @@ import type { RunRecord, WorkerRecord } from '../records.ts';
 import { type RunRow, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
+import { settleWithin } from './settle-within.ts';
 import { LOCK_TASK_LIMIT } from './sql.ts';
 import { AfterCommit, type Tx } from './write-queue.ts';
 
@@ -211,7 +212,9 @@ async function countRunning(
  * right now is skipped (SKIP LOCKED): a write of its own process holds it, most likely its end, and
  * the next beat, a third of a lease later, extends it if it still runs; waiting instead could
  * deadlock with this process's own write batch. The final SELECT reads owner and status, which the
- * lease extension does not change.
+ * lease extension does not change. A beat with no answer within a third of a lease fails
+ * (settleWithin): hanging, it kept the worker from stopping attempts whose leases were ending, and
+ * they ran on beside whoever took their runs over.
  */
 export async function heartbeat(
   ctx: PgContext,
@@ -220,7 +223,7 @@ export async function heartbeat(
   active: readonly string[],
 ): Promise<string[]> {
   const now = ctx.now();
-  const rows = await ctx.pollRead<{ id: string }>(
+  const beat = ctx.pollRead<{ id: string }>(
     `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1 WHERE id = $2),
      extended AS (UPDATE ${ctx.t.runs} SET lease_expires_at = $3
        WHERE id IN (SELECT id FROM ${ctx.t.runs} WHERE id = ANY($4::text[]) AND lease_owner = $2
@@ -229,6 +232,7 @@ export async function heartbeat(
      SELECT id FROM ${ctx.t.runs} WHERE lease_owner = $2 AND status = 'running' ORDER BY created_seq`,
     [now, owner, now + leaseMs, active],
   );
+  const rows = await settleWithin(beat, Math.max(50, Math.floor(leaseMs / 3)), `the heartbeat of ${owner}`);
   return rows.map((r) => r.id);
 }
 
