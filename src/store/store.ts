@@ -216,6 +216,12 @@ export interface Store {
   /** True while hints arrive: polling may be slow. */
   readonly hinting?: boolean;
   /**
+   * A number that changes when another connection commits to this database, and only then (not on
+   * this store's own commits, which its `onEvents` listeners hear). A poll for other processes'
+   * writes whose number has not changed can skip its reads. Stores that cannot tell leave it out.
+   */
+  dataVersion?(): number;
+  /**
    * Most runs a worker asks one claim for (it launches them a bite at a time). A store whose claim
    * costs a round trip and a commit more than it costs per run (Postgres) takes many at once;
    * left out, 64: SQLite's claim runs on the event loop, and a big one holds it.

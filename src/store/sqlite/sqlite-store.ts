@@ -161,6 +161,12 @@ export class SqliteStore implements Store {
     return runs.createRuns(this.ctx, list, events, effects);
   }
 
+  /** SQLite's own counter (PRAGMA data_version) on the connection every write of this store uses. */
+  dataVersion(): number {
+    this.guard();
+    return this.ctx.db.pragma('data_version', { simple: true }) as number;
+  }
+
   async getRun(id: string): Promise<RunRecord | undefined> {
     this.guard();
     const run = runs.getRunSync(this.ctx, id);
