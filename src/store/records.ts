@@ -116,6 +116,13 @@ export interface WorkerRecord {
 export interface Fence {
   runId: string;
   token: number;
+  /**
+   * The claim that gave the lease (ClaimRequest.claim), when its claimer named one. The token alone
+   * can repeat on Postgres after a crash lost a claim whose commit was not waited for; the claim
+   * cannot. Compared by the Postgres store (absent matches a claim that named none); SQLite's claims
+   * are always durable before they answer and it needs none.
+   */
+  claim?: string;
 }
 
 export interface DeliveryRecord {

@@ -43,6 +43,8 @@ export interface RunRow {
   lease_owner: string | null;
   lease_expires_at: number | null;
   lease_token: number;
+  /** Postgres only: the claim that gave the lease (Fence.claim). */
+  lease_claim?: string | null;
   source: string | null;
   options: string;
   meta: string;

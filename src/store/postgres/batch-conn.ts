@@ -39,6 +39,8 @@ export type Touch = 'none' | 'any' | 'claimable' | readonly string[];
 export interface LockedRun {
   run: RunRecord;
   hasChildren: boolean;
+  /** The claim that gave its lease (Fence.claim), null when none was named. */
+  leaseClaim: string | null;
 }
 
 export interface QueryResult<R> {

@@ -99,12 +99,12 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
     if (picked.length === 0) return [];
     const rows = await tx.select<RunRow>(
       `UPDATE ${ctx.t.runs} SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = $1,
-         lease_expires_at = $2, lease_token = lease_token + 1, attempt = attempt + 1,
+         lease_expires_at = $2, lease_token = lease_token + 1, lease_claim = $5, attempt = attempt + 1,
          started_at = coalesce(started_at, $3),
          deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE $3 + budget_ms END),
          updated_at = $3
        WHERE id = ANY($4::text[]) AND ${CLAIMABLE('$3')} RETURNING *`,
-      [req.owner, now + req.leaseMs, now, picked],
+      [req.owner, now + req.leaseMs, now, picked, req.claim ?? null],
       picked,
     );
     // In claim order (priority, then id), as the candidates were read.
@@ -118,32 +118,44 @@ export function claimRuns(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[
   });
 }
 
-/** Picks and claims in one statement (no per-task limit to count against). */
+/**
+ * Picks and claims in one statement (no per-task limit to count against). With `durable: false` the
+ * statement's own commit (it runs alone, as its implicit transaction) does not wait for its WAL
+ * flush: `set_config(…, true)` is SET LOCAL, read when that transaction commits.
+ */
 function claimStatement(
   ctx: PgContext,
   req: ClaimRequest,
   names: readonly string[],
   now: number,
+  durable = true,
 ): { text: string; values: unknown[] } {
   const { ctes, pick } = pickCandidates(ctx, {
     now: '$3',
     names: '$4',
     limit: '$5',
-    ...(req.ids ? { ids: '$6' } : {}),
+    ...(req.ids ? { ids: '$7' } : {}),
   });
+  const asynchronous = durable ? '' : `, (SELECT set_config('synchronous_commit', 'off', true)) async_commit`;
   return {
     text: `WITH ${ctes}, picked AS (${pick})
      , claimed AS (UPDATE ${ctx.t.runs} r SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = $1,
-       lease_expires_at = $2, lease_token = lease_token + 1, attempt = attempt + 1,
+       lease_expires_at = $2, lease_token = lease_token + 1, lease_claim = $6, attempt = attempt + 1,
        started_at = coalesce(started_at, $3),
        deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE $3 + budget_ms END),
        updated_at = $3
      FROM picked WHERE r.id = picked.id RETURNING r.*)
      -- In claim order (priority, then id), as a separate read of the candidates would give them.
-     SELECT * FROM claimed ORDER BY priority DESC, id`,
-    values: req.ids
-      ? [req.owner, now + req.leaseMs, now, names, req.limit, req.ids]
-      : [req.owner, now + req.leaseMs, now, names, req.limit],
+     SELECT claimed.* FROM claimed${asynchronous} ORDER BY priority DESC, id`,
+    values: [
+      req.owner,
+      now + req.leaseMs,
+      now,
+      names,
+      req.limit,
+      req.claim ?? null,
+      ...(req.ids ? [req.ids] : []),
+    ],
   };
 }
 
@@ -175,9 +187,20 @@ async function claimUnlimited(
  * connection outside the write queue. It takes only rows no one has locked (SKIP LOCKED) and
  * appends no events, so it needs neither the queue's order nor its transaction, and a worker's
  * next runs no longer wait for the batch of ends in flight to commit first.
+ *
+ * A claim its claimer named (`claim`) answers without waiting for its WAL flush (at load, most of
+ * an enqueue -> start). A server crash within the WAL writer's delay (≤ 200 ms by default) can
+ * lose it: the run is queued again with its old lease token and attempt, and its next claim gives
+ * the same token. The fence's claim name is what differs, so every write of the lost claim's
+ * attempt is refused (LEASE_LOST) — and none of them can have been kept: each is a durable commit,
+ * and flushing one flushes the claim before it. The claimer's heartbeat finds the run not held, or
+ * its own next claim hands it the run again (the worker then stops the first attempt).
+ * Unnamed claims stay durable. Sent with other poll statements in one message, the whole message's
+ * implicit transaction commits without the wait: the heartbeat's lease extensions and the timer
+ * takes, both safe to lose (a shorter lease, a timer taken again).
  */
 async function claimAlone(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
-  const { text, values } = claimStatement(ctx, req, req.names, ctx.now());
+  const { text, values } = claimStatement(ctx, req, req.names, ctx.now(), req.claim === undefined);
   return claimed(ctx, await ctx.pollRead<RunRow>(text, values));
 }
 

@@ -58,7 +58,8 @@ export async function lockRunTree(ctx: PgContext, tx: Tx, runId: string): Promis
     [cached ?? runId, runId],
     'none',
   );
-  if (root?.id === runId) return { run: toRun(root), hasChildren: root.has_children };
+  if (root?.id === runId)
+    return { run: toRun(root), hasChildren: root.has_children, leaseClaim: root.lease_claim ?? null };
   // A root that does not exist (the run was created with a rootId of its own choosing) locks nothing.
   if (root) ctx.rememberRoot(runId, root.id);
   const [row] = await tx.select<RunRow & { has_children: boolean }>(
@@ -66,7 +67,9 @@ export async function lockRunTree(ctx: PgContext, tx: Tx, runId: string): Promis
     [runId, runId],
     'none',
   );
-  return row ? { run: toRun(row), hasChildren: row.has_children } : undefined;
+  return row
+    ? { run: toRun(row), hasChildren: row.has_children, leaseClaim: row.lease_claim ?? null }
+    : undefined;
 }
 
 /** Locks these runs and their roots (roots first, then the runs, each in id order) and remembers them. */
@@ -81,7 +84,11 @@ async function lockMany(ctx: PgContext, tx: Tx, runIds: readonly string[]): Prom
   );
   for (const row of rows) {
     if (row.root_id !== row.id) ctx.rememberRoot(row.id, row.root_id);
-    tx.batch.rememberLocked({ run: toRun(row), hasChildren: row.has_children });
+    tx.batch.rememberLocked({
+      run: toRun(row),
+      hasChildren: row.has_children,
+      leaseClaim: row.lease_claim ?? null,
+    });
   }
 }
 

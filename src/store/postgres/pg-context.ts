@@ -198,7 +198,7 @@ export class PgContext {
   }
 
   /**
-   * Throws LEASE_LOST unless the run is running under this token. Touches updated_at, which also
+   * Throws LEASE_LOST unless the run is running under this token and claim (Fence.claim). Touches updated_at, which also
    * locks the row until COMMIT: no claim or recovery can take the run while this write is applied.
    * In a batch's first try the check goes with the batch's next round trip, merged with the
    * batch's other fence checks, and fails the statement when a fence does not hold; the batch then
@@ -206,12 +206,18 @@ export class PgContext {
    */
   async checkFence(tx: Tx, fence: Fence): Promise<void> {
     if (tx.fast) {
-      await tx.laterRows(fenceCheck(this.t), [[fence.runId, fence.token, this.now()]], [fence.runId], 'none');
+      await tx.laterRows(
+        fenceCheck(this.t),
+        [[fence.runId, fence.token, fence.claim ?? null, this.now()]],
+        [fence.runId],
+        'none',
+      );
       return;
     }
     const changed = await tx.execute(
-      `UPDATE ${this.t.runs} SET updated_at = $1 WHERE id = $2 AND lease_token = $3 AND status = 'running'`,
-      [this.now(), fence.runId, fence.token],
+      `UPDATE ${this.t.runs} SET updated_at = $1
+       WHERE id = $2 AND lease_token = $3 AND lease_claim IS NOT DISTINCT FROM $4 AND status = 'running'`,
+      [this.now(), fence.runId, fence.token, fence.claim ?? null],
       'none',
     );
     if (changed === 1) return;

@@ -2,7 +2,7 @@
 import { BatonError, type BatonEvent, type NewEvent } from '../../core/index.ts';
 import type { Effects, Fence, NewRun, RunRecord } from '../records.ts';
 import { type RunRow, toRun } from '../rows.ts';
-import { type EncodedPatch, encodePatch, planTransition, runNotFound } from '../run-rules.ts';
+import { type EncodedPatch, encodePatch, leaseLost, planTransition, runNotFound } from '../run-rules.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
 import { writeEffects } from './deliveries.ts';
 import { advanceFlow, applyUpdate, cancelOpenSteps, lockRoots, lockRunTree } from './flow-writes.ts';
@@ -110,6 +110,9 @@ async function transitionIn(
 ): Promise<RunRecord> {
   // Locks the run's root first, then the run: every write that can advance a flow holds its root.
   const locked = await lockRunTree(ctx, tx, runId);
+  // The token can repeat after a crash lost a claim; the claim's name cannot (Fence.claim).
+  if (guard.fence && locked && locked.leaseClaim !== (guard.fence.claim ?? null))
+    throw leaseLost(runId, guard.fence.token, locked.run);
   const plan = planTransition(locked?.run, runId, patch, encoded, guard, ctx.now());
   // The row is locked: the update changes it (planTransition threw if it did not exist).
   await applyUpdate(ctx, tx, plan.update);
