@@ -33,9 +33,11 @@ export async function executeAttempt(
    * promise returned defers recording the end until it settles (a burst of runs still starting).
    */
   onEnding: () => Promise<void> | undefined = () => undefined,
+  /** The name of the claim that gave the lease (ClaimRequest.claim): the fence carries it. */
+  claim?: string,
 ): Promise<void> {
   const task = engine.tasks.require(run.name);
-  const fence = { runId: run.id, token: run.leaseToken };
+  const fence = { runId: run.id, token: run.leaseToken, ...(claim !== undefined ? { claim } : {}) };
   const meta = runMetaOf(run);
   const options = runOptionsOf(run);
   const { failures } = meta;

@@ -55,6 +55,8 @@ describePostgres('the worker on Postgres', () => {
     // (planned every time) and committed together.
     expect(claim?.prepared).toBe(true);
     expect(claim?.text).not.toContain('timers');
+    // Named (the worker names every claim), so its commit does not wait for its WAL flush.
+    expect(claim?.text).toContain("set_config('synchronous_commit', 'off', true)");
   });
 
   it('takes a timer another process wrote, due now, through the wake time its hint makes it read', async () => {
@@ -181,3 +183,67 @@ describePostgres('the worker on Postgres', () => {
     expect(await worker.result(next.id)).toMatchObject({ status: 'succeeded', output: 7 });
   }, 20_000);
 });
+
+describePostgres('the worker after a claim the server lost', () => {
+  it('stops the attempt of a run it claims again, and the new attempt alone writes', async () => {
+    const schema = schemas.fresh();
+    const store = await open(schema);
+    let firstStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      firstStarted = resolve;
+    });
+    const stops: unknown[] = [];
+    let attempts = 0;
+    const held = defineTask({
+      name: 'held',
+      run: async (_input: null, ctx) => {
+        const n = ++attempts;
+        // Durable once it returns, and with it the claim and attempt:started before it.
+        await ctx.step(`s${n}`, () => n);
+        if (n > 1) return n;
+        firstStarted();
+        await new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            stops.push(ctx.signal.reason);
+            reject(ctx.signal.reason);
+          }),
+        );
+        return n;
+      },
+    });
+    // A minute's poll: the claim again comes from the wake below.
+    const baton = createBaton({ store, tasks: [held], worker: { pollMs: 60_000 } });
+    closers.push(() => baton.close());
+    await baton.ready();
+    const run = await baton.start(held, null);
+    await started;
+    // What a crash that lost the claim leaves (its commit was not waited for): the run queued
+    // again with its old token and attempt. The step above was kept here only because the
+    // simulation cannot lose it; a real crash loses every write after the claim with it.
+    await withPgClient((c) =>
+      c.query(
+        `UPDATE ${schema}.runs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+           lease_token = lease_token - 1, lease_claim = NULL, attempt = attempt - 1 WHERE id = $1`,
+        [run.id],
+      ),
+    );
+    baton.worker?.wake();
+    const outcome = await baton.result(run.id);
+    expect(outcome).toMatchObject({ status: 'succeeded', output: 2 });
+    expect(stops).toHaveLength(1);
+    expect((stops[0] as { code?: string }).code).toBe('LEASE_LOST');
+    expect(attempts).toBe(2);
+    const claimed = (await store.readEvents({ runId: run.id })).filter((e) => e.type === 'attempt:started');
+    expect(claimed.map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 1]);
+  });
+});
+
+async function withPgClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}

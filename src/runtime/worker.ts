@@ -8,6 +8,7 @@
  * aborted. It recovers expired leases, and at start and on every recovery pass it takes back at
  * once the runs of workers on this host whose process is gone.
  */
+import { randomUUID } from 'node:crypto';
 import { BatonError, type BatonEvent, serializeError } from '../core/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { loopLane, type TimerHandle } from '../time/index.ts';
@@ -104,6 +105,8 @@ export class Worker {
   private burst: { started: Promise<void>; resolve: () => void; until: number } | undefined;
   /** Attempts started so far (where a burst ends). */
   private launched = 0;
+  /** The name of the claim that gave each claimed run its lease (ClaimRequest.claim). */
+  private readonly claims = new WeakMap<RunRecord, string>();
 
   constructor(
     private readonly engine: Engine,
@@ -360,8 +363,13 @@ export class Worker {
     if (!this.stopped) await this.armWake();
   }
 
-  /** Claims up to `limit` runs of the tasks this worker knows (only `ids`, when given). */
+  /**
+   * Claims up to `limit` runs of the tasks this worker knows (only `ids`, when given), under a claim
+   * name no other claim has: its attempts' fences carry it (Fence.claim), so a claim the store lost
+   * in a crash (Postgres answers before its commit is durable) cannot be repeated with their fence.
+   */
   private claim(limit: number, ids?: readonly string[]): Promise<RunRecord[]> {
+    const claim = randomUUID();
     return this.engine.store
       .claimRuns({
         owner: this.id,
@@ -370,8 +378,24 @@ export class Worker {
         names: this.engine.tasks.names(),
         nameLimits: this.engine.tasks.limits(),
         ...(ids ? { ids } : {}),
+        claim,
       })
       .then((runs) => {
+        for (const run of runs) {
+          // A run this worker already holds, claimed again: the store lost the earlier claim (a
+          // crash), and that attempt's writes are refused from now on. It stops; this one runs.
+          if (this.active.has(run.id) || this.ready.some((r) => r.id === run.id)) {
+            this.ending.delete(run.id);
+            this.lose(
+              run.id,
+              new BatonError(
+                'LEASE_LOST',
+                `run ${run.id} was claimed again by ${this.id}; the earlier claim was lost`,
+              ),
+            );
+          }
+          this.claims.set(run, claim);
+        }
         this.heartbeat.claimed(runs);
         return runs;
       });
@@ -386,14 +410,17 @@ export class Worker {
       this.wake();
       return this.burst?.started.then(() => loopLane.turn());
     };
-    const done = executeAttempt(this.engine, run, this.id, controller, ending)
+    const done = executeAttempt(this.engine, run, this.id, controller, ending, this.claims.get(run))
       .catch((err: unknown) => {
         this.engine.logger.error({ runId: run.id, err: serializeError(err) }, 'attempt crashed');
       })
       .finally(() => {
-        this.active.delete(run.id);
-        this.ending.delete(run.id);
-        this.heartbeat.forget(run.id);
+        // Unless the run was claimed again meanwhile and another attempt of it runs (claim()).
+        if (this.active.get(run.id)?.controller === controller) {
+          this.active.delete(run.id);
+          this.ending.delete(run.id);
+          this.heartbeat.forget(run.id);
+        }
         this.launchReady();
         this.wake();
       });
