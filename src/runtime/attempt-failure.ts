@@ -45,7 +45,7 @@ export async function parkForResume(engine: Engine, s: AttemptSummary, reason: u
       status: 'waiting',
       waitReason: 'resume',
       // A parked job nobody resumes is swept like a finished one (the protocol's 24 h TTL).
-      expiresAt: now + ttlOf(engine, s.run, s.task),
+      expiresAt: now + ttlOf(engine, s.run, s.task, s.options),
       meta: { ...attemptLog(s, true), invocation },
     },
     [

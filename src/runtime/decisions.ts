@@ -29,7 +29,7 @@ import { answerApproval, type PendingApproval } from './approval.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
 import { type AnsweredDecision, runMetaOf } from './run-meta.ts';
-import { runOptionsOf } from './run-options.ts';
+import type { RunOptions } from './run-options.ts';
 import { deliversToolResult, resultDelivery } from './scheduled-delivery.ts';
 
 /** What a run waiting for a decision keeps in its meta. */
@@ -83,8 +83,8 @@ export interface EscalateInput {
   result: unknown;
 }
 
-function wantsHuman(run: RunRecord, askByDefault: boolean): boolean {
-  const { escalation } = runOptionsOf(run);
+function wantsHuman(options: RunOptions, askByDefault: boolean): boolean {
+  const { escalation } = options;
   return escalation === undefined ? askByDefault : escalation === 'ask';
 }
 
@@ -123,7 +123,7 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
     lastError: serializeError(e.error),
   };
 
-  if (!wantsHuman(s.run, s.task.escalation.ask)) {
+  if (!wantsHuman(s.options, s.task.escalation.ask)) {
     const answer = decideByPolicy(request, pending.policy);
     const requested = newEvent(s.run.id, 'decision:requested', { request: { ...request }, reason: e.reason });
     return applyDecision(

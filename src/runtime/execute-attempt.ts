@@ -52,7 +52,7 @@ export async function executeAttempt(
     const error = serializeError(err);
     await engine.store.transition(
       run.id,
-      { status: 'failed', error, finishedAt: now, expiresAt: now + ttlOf(engine, run, task) },
+      { status: 'failed', error, finishedAt: now, expiresAt: now + ttlOf(engine, run, task, options) },
       [newEvent(run.id, 'run:failed', { error })],
       { fence },
     );
@@ -66,6 +66,8 @@ export async function executeAttempt(
   const log = engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
   const s: AttemptSummary = {
     run,
+    options,
+    meta,
     task,
     fence,
     policy,
@@ -285,7 +287,7 @@ export async function executeAttempt(
           status: 'failed',
           error,
           finishedAt: now,
-          expiresAt: now + ttlOf(engine, run, task),
+          expiresAt: now + ttlOf(engine, run, task, options),
           meta: { failures: failures + 1 },
         },
         [newEvent(run.id, 'run:failed', { error })],

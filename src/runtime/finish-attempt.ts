@@ -20,12 +20,15 @@ import { isAbortedResolution } from '../refs/index.ts';
 import type { Fence, RunRecord } from '../store/index.ts';
 import type { TaskDefinition } from './define-task.ts';
 import type { Engine } from './engine.ts';
-import { runMetaOf } from './run-meta.ts';
-import { runOptionsOf } from './run-options.ts';
-import { deliversToolResult, logFinishedEarly, resultDelivery, scheduleOf } from './scheduled-delivery.ts';
+import type { RunMeta } from './run-meta.ts';
+import { type RunOptions, runOptionsOf } from './run-options.ts';
+import { deliversToolResult, logFinishedEarly, resultDelivery } from './scheduled-delivery.ts';
 
 export interface AttemptSummary {
   run: RunRecord;
+  /** The run's options and meta, decoded once for the whole attempt (the run's row does not change under it). */
+  options: RunOptions;
+  meta: RunMeta;
   task: TaskDefinition;
   fence: Fence;
   policy: RetryPolicy;
@@ -39,8 +42,13 @@ export interface AttemptSummary {
   resumedFromCheckpoint: boolean;
 }
 
-export function ttlOf(engine: Engine, run: RunRecord, task: TaskDefinition | undefined): number {
-  return task?.ttlMs ?? runOptionsOf(run).ttlMs ?? engine.ttlMs;
+export function ttlOf(
+  engine: Engine,
+  run: RunRecord,
+  task: TaskDefinition | undefined,
+  options?: RunOptions,
+): number {
+  return task?.ttlMs ?? (options ?? runOptionsOf(run)).ttlMs ?? engine.ttlMs;
 }
 
 export function replayEvents(s: AttemptSummary): NewEvent[] {
@@ -59,12 +67,11 @@ export function attemptLog(
   s: AttemptSummary,
   timedOut: boolean,
 ): { attemptsLog: AttemptLogEntry[]; mode: string; agent: boolean } {
-  const log = runMetaOf(s.run).attemptsLog;
   return {
-    attemptsLog: [...log, { attempt: s.run.attempt, timeoutMs: s.timeoutMs, timedOut }],
+    attemptsLog: [...s.meta.attemptsLog, { attempt: s.run.attempt, timeoutMs: s.timeoutMs, timedOut }],
     mode: s.mode ?? s.task.name,
     agent:
-      !deliversToolResult(s.run) &&
+      !deliversToolResult(s.run, s.options) &&
       (s.mode !== undefined || s.task.agent !== undefined || s.run.dependsOn.length === 0),
   };
 }
@@ -82,7 +89,7 @@ export async function finishSucceeded(
   } catch (err) {
     return finishFailed(engine, s, err as BatonError);
   }
-  const schedule = scheduleOf(s.run);
+  const schedule = s.options.schedule;
   const done = newEvent(s.run.id, 'attempt:succeeded', { attempt: s.run.attempt, durationMs });
   if (schedule && now < schedule.at) {
     // Ready early: hold the result until the time the user asked for (the slot is free again now).
@@ -109,7 +116,7 @@ export async function finishSucceeded(
       { fence: s.fence },
     );
   }
-  const delivery = deliversToolResult(s.run)
+  const delivery = deliversToolResult(s.run, s.options)
     ? resultDelivery(
         s.run,
         { status: 'succeeded', output: output ?? null },
@@ -125,7 +132,7 @@ export async function finishSucceeded(
       output: output ?? null,
       error: null,
       finishedAt: now,
-      expiresAt: now + ttlOf(engine, s.run, s.task),
+      expiresAt: now + ttlOf(engine, s.run, s.task, s.options),
       meta: { ...attemptLog(s, false), decision: null },
     },
     [
@@ -148,7 +155,7 @@ export async function finishFailed(
   const now = engine.clock.now();
   const serialized = serializeError(error);
   // A scheduled tool's error is delivered at once, never held until its due time.
-  const delivery = deliversToolResult(s.run)
+  const delivery = deliversToolResult(s.run, s.options)
     ? resultDelivery(
         s.run,
         { status: 'failed', error: serialized },
@@ -163,7 +170,7 @@ export async function finishFailed(
       status: 'failed',
       error: serialized,
       finishedAt: now,
-      expiresAt: now + ttlOf(engine, s.run, s.task),
+      expiresAt: now + ttlOf(engine, s.run, s.task, s.options),
       meta: { failures: s.failures + 1, ...attemptLog(s, timedOut) },
     },
     [

@@ -101,21 +101,20 @@ function listOf<T>(v: unknown, decode: (item: unknown) => T | undefined): T[] {
   return v.map(decode).filter((x): x is T => x !== undefined);
 }
 
-/** Decodes a run's meta. */
+/** Decodes a run's meta. Built by assignment, not spreads: every attempt decodes its run's meta. */
 export function runMetaOf(run: Pick<RunRecord, 'meta'>): RunMeta {
   const m = run.meta;
+  const out: Partial<RunMeta> = { failures: typeof m.failures === 'number' ? m.failures : 0 };
   const decision = pendingOf(m.decision);
+  if (decision) out.decision = decision;
+  out.decisions = listOf(m.decisions, answeredOf);
   const endedBy = endedByOf(m.endedBy);
-  return {
-    failures: typeof m.failures === 'number' ? m.failures : 0,
-    ...(decision ? { decision } : {}),
-    decisions: listOf(m.decisions, answeredOf),
-    ...(endedBy ? { endedBy } : {}),
-    ...(typeof m.modeOverride === 'string' ? { modeOverride: m.modeOverride } : {}),
-    ...(typeof m.timeoutOverrideMs === 'number' ? { timeoutOverrideMs: m.timeoutOverrideMs } : {}),
-    attemptsLog: listOf(m.attemptsLog, attemptOf),
-    ...(typeof m.progressSentAt === 'number' ? { progressSentAt: m.progressSentAt } : {}),
-    awaiting: listOf(m.awaiting, waitOf),
-    ...(typeof m.traceparent === 'string' ? { traceparent: m.traceparent } : {}),
-  };
+  if (endedBy) out.endedBy = endedBy;
+  if (typeof m.modeOverride === 'string') out.modeOverride = m.modeOverride;
+  if (typeof m.timeoutOverrideMs === 'number') out.timeoutOverrideMs = m.timeoutOverrideMs;
+  out.attemptsLog = listOf(m.attemptsLog, attemptOf);
+  if (typeof m.progressSentAt === 'number') out.progressSentAt = m.progressSentAt;
+  out.awaiting = listOf(m.awaiting, waitOf);
+  if (typeof m.traceparent === 'string') out.traceparent = m.traceparent;
+  return out as RunMeta;
 }

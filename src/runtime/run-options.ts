@@ -58,26 +58,33 @@ function aiNamed(v: unknown): boolean {
   return isObject(v) && typeof v.aiName === 'string';
 }
 
-/** Decodes a run's stored options; a key of the wrong type reads as absent. */
+/**
+ * Decodes a run's stored options; a key of the wrong type reads as absent. Built by assignment, not
+ * spreads: every attempt decodes its run's options, and the spread form made a temporary object a key.
+ */
 export function runOptionsOf(run: Pick<RunRecord, 'options'>): RunOptions {
   const o = run.options;
-  const user = isObject(o.user)
-    ? o.user
-    : Object.fromEntries(Object.entries(o).filter(([k]) => !ENGINE_KEYS.has(k)));
-  return {
-    ...(o.fast === true ? { fast: true } : {}),
-    ...(typeof o.mode === 'string' ? { mode: o.mode } : {}),
-    ...(o.escalation === 'ask' || o.escalation === 'policy' ? { escalation: o.escalation } : {}),
-    ...(typeof o.ttlMs === 'number' ? { ttlMs: o.ttlMs } : {}),
-    // Written by the engine from a checked schedule (tool-input.ts); the shape is its own.
-    ...(aiNamed(o.schedule) ? { schedule: o.schedule as unknown as RunSchedule } : {}),
-    ...(aiNamed(o.toolResult) ? { toolResult: o.toolResult as unknown as ToolResultTarget } : {}),
-    ...(o.transfer !== undefined ? { transfer: o.transfer } : {}),
-    ...(typeof o.outputStep === 'string' ? { outputStep: o.outputStep } : {}),
-    ...(typeof o.invocationTimeoutMs === 'number' ? { invocationTimeoutMs: o.invocationTimeoutMs } : {}),
-    ...(typeof o.traceparent === 'string' ? { traceparent: o.traceparent } : {}),
-    user,
-  };
+  const out: Partial<RunOptions> = {};
+  if (o.fast === true) out.fast = true;
+  if (typeof o.mode === 'string') out.mode = o.mode;
+  if (o.escalation === 'ask' || o.escalation === 'policy') out.escalation = o.escalation;
+  if (typeof o.ttlMs === 'number') out.ttlMs = o.ttlMs;
+  // Written by the engine from a checked schedule (tool-input.ts); the shape is its own.
+  if (aiNamed(o.schedule)) out.schedule = o.schedule as unknown as RunSchedule;
+  if (aiNamed(o.toolResult)) out.toolResult = o.toolResult as unknown as ToolResultTarget;
+  if (o.transfer !== undefined) out.transfer = o.transfer;
+  if (typeof o.outputStep === 'string') out.outputStep = o.outputStep;
+  if (typeof o.invocationTimeoutMs === 'number') out.invocationTimeoutMs = o.invocationTimeoutMs;
+  if (typeof o.traceparent === 'string') out.traceparent = o.traceparent;
+  out.user = isObject(o.user) ? o.user : callerKeys(o);
+  return out as RunOptions;
+}
+
+/** An old row's caller keys: the top-level keys that are not the engine's. */
+function callerKeys(o: Record<string, unknown>): Record<string, unknown> {
+  const user: Record<string, unknown> = {};
+  for (const k in o) if (Object.hasOwn(o, k) && !ENGINE_KEYS.has(k)) user[k] = o[k];
+  return user;
 }
 
 /** What the engine writes: the same keys, `user` left out when the caller gave none. */

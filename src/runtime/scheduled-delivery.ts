@@ -19,7 +19,7 @@ import {
   storedTargets,
   webhookRoute,
 } from './delivery-routes.ts';
-import { runOptionsOf } from './run-options.ts';
+import { type RunOptions, runOptionsOf } from './run-options.ts';
 
 /** What a run with a schedule keeps in its options. */
 export interface RunSchedule extends Omit<ParsedSchedule, 'past'> {
@@ -50,14 +50,19 @@ export interface ToolResultTarget {
 }
 
 /** The tool name and targets of a run whose outcome is delivered as a `tool_result`, if it is one. */
-function toolTargetOf(run: RunRecord): { aiName: string; deliverTo?: DeliveryTargets } | undefined {
-  const options = runOptionsOf(run);
+function toolTargetOf(
+  run: RunRecord,
+  options: RunOptions = runOptionsOf(run),
+): { aiName: string; deliverTo?: DeliveryTargets } | undefined {
   return options.schedule ?? options.toolResult;
 }
 
-/** Whether the run's outcome goes out as a `tool_result`: a tool's run, scheduled or not. */
-export function deliversToolResult(run: RunRecord): boolean {
-  return toolTargetOf(run) !== undefined;
+/**
+ * Whether the run's outcome goes out as a `tool_result`: a tool's run, scheduled or not. `options`:
+ * the run's options when the caller has them decoded already.
+ */
+export function deliversToolResult(run: RunRecord, options?: RunOptions): boolean {
+  return toolTargetOf(run, options) !== undefined;
 }
 
 /**
