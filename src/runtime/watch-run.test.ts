@@ -54,3 +54,33 @@ it('polls for other processes without reading while no other connection committe
   expect(await outcome).toMatchObject({ status: 'cancelled' });
   expect(reads).toBeGreaterThan(0);
 });
+
+it("follows a run's events without reading while no other connection committed", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-follow-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'runs.db');
+  const clock = new ManualClock(Date.UTC(2026, 10, 28));
+  const here = open(file, clock);
+  const elsewhere = open(file, clock);
+  await Promise.all([here.baton.ready(), elsewhere.baton.ready()]);
+  const run = await here.baton.start(never, {});
+  const seen: string[] = [];
+  const following = (async () => {
+    for await (const e of here.baton.events(run.id)) seen.push(e.type);
+  })();
+  await clock.advance(10);
+  expect(seen).toContain('run:created');
+  let reads = 0;
+  const readEvents = here.store.readEvents.bind(here.store);
+  here.store.readEvents = (q) => {
+    reads++;
+    return readEvents(q);
+  };
+  await clock.advance(2_500);
+  // Ten polls, no other writer: before, each poll read the run's events again.
+  expect(reads).toBe(0);
+  await elsewhere.baton.cancel(run.id);
+  await clock.advance(250);
+  await following;
+  expect(seen).toContain('run:cancelled');
+});

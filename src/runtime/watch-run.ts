@@ -98,7 +98,7 @@ export class TerminalWatcher {
       });
     });
     if (!this.timer) {
-      this.seenVersion = this.dataVersion();
+      this.seenVersion = dataVersionOf(this.engine);
       this.armPoll();
     }
   }
@@ -130,22 +130,13 @@ export class TerminalWatcher {
   private armPoll(): void {
     this.timer = this.engine.clock.setTimer(this.pollMs, () => {
       this.timer = undefined;
-      const version = this.dataVersion();
+      const version = dataVersionOf(this.engine);
       if (version === undefined || version !== this.seenVersion) {
         this.seenVersion = version;
         this.check([...this.waiters.keys()]);
       }
       if (this.waiters.size > 0) this.armPoll();
     });
-  }
-
-  /** Undefined when the store cannot tell, or cannot answer now (closing): then the poll reads. */
-  private dataVersion(): number | undefined {
-    try {
-      return this.engine.store.dataVersion?.();
-    } catch {
-      return undefined;
-    }
   }
 
   private check(ids: readonly string[]): void {
@@ -259,9 +250,33 @@ async function* pollEvents(
   });
   const onAbort = () => wake?.();
   options.signal?.addEventListener('abort', onAbort);
+  // What other connections had committed at the last read (see TerminalWatcher.armPoll).
+  let seenVersion: number | undefined;
+  let polled = false;
+  /** Until the next poll, or a wake-up (a commit of this process or a hint); `polled` says which. */
+  const sleep = async (): Promise<void> => {
+    polled = await new Promise<boolean>((resolve) => {
+      const timer = engine.clock.setTimer(pollMs, () => resolve(true));
+      wake = () => {
+        engine.clock.clearTimer(timer);
+        resolve(false);
+      };
+    });
+    wake = undefined;
+  };
   try {
     for (;;) {
+      // A poll (not a wake-up) while no other connection committed: nothing new to read.
+      if (polled && !pending && !options.signal?.aborted) {
+        const version = dataVersionOf(engine);
+        if (version !== undefined && version === seenVersion) {
+          await sleep();
+          continue;
+        }
+      }
       pending = false;
+      polled = false;
+      seenVersion = dataVersionOf(engine);
       const batch = await engine.store.readEvents({ ...stream.query, afterId: lastId, limit: 1000 });
       for (const e of batch) {
         lastId = e.id;
@@ -278,18 +293,20 @@ async function* pollEvents(
           continue;
         }
       }
-      await new Promise<void>((resolve) => {
-        const timer = engine.clock.setTimer(pollMs, () => resolve());
-        wake = () => {
-          engine.clock.clearTimer(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
+      await sleep();
     }
   } finally {
     unsubscribe();
     unhint?.();
     options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The store's data version (Store.dataVersion), or undefined when it cannot tell or answer now. */
+function dataVersionOf(engine: Engine): number | undefined {
+  try {
+    return engine.store.dataVersion?.();
+  } catch {
+    return undefined;
   }
 }
