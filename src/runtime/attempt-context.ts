@@ -93,7 +93,8 @@ export class AttemptContext implements TaskContext {
   readonly mode: string | undefined;
   readonly fast: boolean;
   readonly deadlineAt: number | null;
-  readonly time: TimeKeeper;
+  /** Made on first use: most attempts (a plain task's) never ask, and each costs a checkpoint policy. */
+  private time_: TimeKeeper | undefined;
   /** Findings recorded by this attempt, in order. */
   readonly findings: unknown[] = [];
   readonly replayed: string[] = [];
@@ -102,7 +103,8 @@ export class AttemptContext implements TaskContext {
   checkpoints = 0;
   lastState: unknown;
   private closedReason: string | undefined;
-  private readonly used = new Set<string>();
+  /** Step keys used by this attempt; made on the first step. */
+  private used: Set<string> | undefined;
   private lastProgressAt = Number.NEGATIVE_INFINITY;
   private itemsTotal: number | undefined;
 
@@ -122,7 +124,10 @@ export class AttemptContext implements TaskContext {
     this.fast = init.fast;
     this.deadlineAt = init.deadlineAt;
     this.lastState = init.lastCheckpoint?.state;
-    this.time = new TimeKeeper(init.time, init.clock, (change, a) =>
+  }
+
+  get time(): TimeKeeper {
+    this.time_ ??= new TimeKeeper(this.init.time, this.init.clock, (change, a) =>
       this.emit_([
         newEvent(this.runId, 'time:mode_changed', {
           from: change.from,
@@ -132,6 +137,7 @@ export class AttemptContext implements TaskContext {
         }),
       ]),
     );
+    return this.time_;
   }
 
   /** Ends the attempt: every later write throws. */
@@ -239,6 +245,7 @@ export class AttemptContext implements TaskContext {
         'INVALID_INPUT',
         `ctx.step key must be a string of 1-512 characters, got ${String(key)}`,
       );
+    this.used ??= new Set();
     if (this.used.has(key))
       throw new BatonError(
         'INVALID_INPUT',

@@ -28,8 +28,8 @@ import type { RunPatch, RunRecord, TransitionGuard } from '../store/index.ts';
 import { answerApproval, type PendingApproval } from './approval.ts';
 import type { Engine } from './engine.ts';
 import { type AttemptSummary, attemptEndEvent, attemptLog, replayEvents, ttlOf } from './finish-attempt.ts';
-import { type AnsweredDecision, runMetaOf } from './run-meta.ts';
-import type { RunOptions } from './run-options.ts';
+import { type AnsweredDecision, type RunMeta, runMetaOf } from './run-meta.ts';
+import { type RunOptions, runOptionsOf } from './run-options.ts';
 import { deliversToolResult, resultDelivery } from './scheduled-delivery.ts';
 
 /** What a run waiting for a decision keeps in its meta. */
@@ -135,6 +135,7 @@ export async function escalate(engine: Engine, e: EscalateInput): Promise<RunRec
       { fence: s.fence },
       [...ended, requested],
       baseMeta,
+      s,
     );
   }
   const timeoutMs = s.task.escalation.decisionTimeoutMs;
@@ -197,6 +198,8 @@ async function applyDecision(
   guard: TransitionGuard,
   events: NewEvent[] = [],
   meta: Record<string, unknown> = {},
+  /** The run's options and meta when the caller (an attempt that just ended) has them decoded. */
+  decoded: { options: RunOptions; meta: RunMeta } = { options: runOptionsOf(run), meta: runMetaOf(run) },
 ): Promise<RunRecord> {
   const outcome = resolveDecision(pending.request, answer);
   const by = answererLabel(answerer);
@@ -210,7 +213,7 @@ async function applyDecision(
     action: outcome.action,
   });
   const history: AnsweredDecision[] = [
-    ...runMetaOf(run).decisions,
+    ...decoded.meta.decisions,
     { answer, by, answeredBy: answerer, at: new Date(now).toISOString(), reason: pending.reason },
   ];
   const base = { ...meta, decision: null, decisions: history };
@@ -225,7 +228,7 @@ async function applyDecision(
     end: NewEvent,
   ): Promise<RunRecord> => {
     // A scheduled tool's outcome is delivered now: nothing is left to wait for.
-    const delivery = deliversToolResult(run)
+    const delivery = deliversToolResult(run, decoded.options)
       ? resultDelivery(
           run,
           { status, output: extra.output, error: extra.error ?? null },
@@ -240,7 +243,7 @@ async function applyDecision(
         status,
         waitReason: null,
         finishedAt: now,
-        expiresAt: now + ttlOf(engine, run, task),
+        expiresAt: now + ttlOf(engine, run, task, decoded.options),
         ...extra,
         meta: { ...extra.meta, endedBy },
       },

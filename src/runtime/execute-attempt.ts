@@ -3,7 +3,14 @@
  * calls this for every run it claims and frees the slot when it returns — at the latest at the
  * attempt's deadline plus its grace period, whatever the task body does.
  */
-import { BatonError, isBatonError, newEvent, type RetryPolicy, serializeError } from '../core/index.ts';
+import {
+  BatonError,
+  isBatonError,
+  type NewEvent,
+  newEvent,
+  type RetryPolicy,
+  serializeError,
+} from '../core/index.ts';
 import { hasReferences } from '../refs/index.ts';
 import type { RunRecord } from '../store/index.ts';
 import { AttemptContext } from './attempt-context.ts';
@@ -102,23 +109,19 @@ export async function executeAttempt(
     // Nothing waits for this commit: the claim already committed the lease that makes the attempt
     // ours, and the write queue is first-in first-out, so the event still lands before anything the
     // body or the outcome writes. A failure (the lease lost meanwhile) stops the attempt.
-    const started = engine.store.appendEvents(
-      [
-        newEvent(run.id, 'attempt:started', {
-          attempt: run.attempt,
-          owner,
-          timeoutMs,
-          ...(prepared.lastCheckpoint ? { resumedFrom: prepared.lastCheckpoint.seq } : {}),
-        }),
-        ...(prepared.lastCheckpoint
-          ? [newEvent(run.id, 'checkpoint:loaded', { seq: prepared.lastCheckpoint.seq })]
-          : []),
-        ...(fast && failures === 0 && run.attempt === 1 && policy.warning
-          ? [newEvent(run.id, 'log:message', { level: 'warn' as const, message: policy.warning })]
-          : []),
-      ],
-      fence,
-    );
+    // Built by push, not spreads of conditional arrays: this runs once per attempt.
+    const startedData: { attempt: number; owner: string; timeoutMs: number; resumedFrom?: number } = {
+      attempt: run.attempt,
+      owner,
+      timeoutMs,
+    };
+    if (prepared.lastCheckpoint) startedData.resumedFrom = prepared.lastCheckpoint.seq;
+    const startEvents: NewEvent[] = [newEvent(run.id, 'attempt:started', startedData)];
+    if (prepared.lastCheckpoint)
+      startEvents.push(newEvent(run.id, 'checkpoint:loaded', { seq: prepared.lastCheckpoint.seq }));
+    if (fast && failures === 0 && run.attempt === 1 && policy.warning)
+      startEvents.push(newEvent(run.id, 'log:message', { level: 'warn' as const, message: policy.warning }));
+    const started = engine.store.appendEvents(startEvents, fence);
     let startError: { error: unknown } | undefined;
     started.catch((error: unknown) => {
       startError = { error };
