@@ -73,10 +73,11 @@ export class PgContext {
 
   /**
    * A statement of a worker's poll, atomic by itself, outside the write queue: those asked for in
-   * the same turn share one round trip (poll-reads.ts).
+   * the same turn share one round trip (poll-reads.ts). Past `timeoutMs` (real time) node-postgres
+   * fails it and the pool drops its connection.
    */
-  pollRead<R>(text: string, values: unknown[] = []): Promise<R[]> {
-    return this.pollReads.read<R>(text, values);
+  pollRead<R>(text: string, values: unknown[] = [], timeoutMs?: number): Promise<R[]> {
+    return this.pollReads.read<R>(text, values, timeoutMs);
   }
 
   now(): number {

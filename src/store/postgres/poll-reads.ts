@@ -16,11 +16,16 @@
  * (`wakeups: 'poll'`, for transaction-mode poolers, where a session's prepared statements are not
  * where the next transaction runs). A prepared `RETURNING *` fails once its table gains a column
  * (a newer Baton migrated it while this process ran): it is then sent unprepared, under new names.
+ *
+ * A read may carry a time limit (the heartbeat's: a third of a lease). Past it node-postgres fails
+ * the query (`query_timeout`, real time) and the pool, handed the error, ends that connection rather
+ * than lending it again with the statement still running on it: a socket to a server that vanished
+ * without a reset is dropped, not kept busy for good. A message carries its reads' shortest limit.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { renderLiterals } from './batch-conn.ts';
-import { PG_TYPES, select, sqlState } from './sql.ts';
+import { PG_TYPES, sqlState } from './sql.ts';
 
 /** feature_not_supported: "cached plan must not change result type" (a table changed under it). */
 const STALE_PLAN = '0A000';
@@ -35,6 +40,8 @@ function statementName(text: string): string {
 interface Waiting {
   text: string;
   values: unknown[];
+  /** Real milliseconds before node-postgres gives up on the answer (and the pool drops the connection). */
+  timeoutMs: number | undefined;
   resolve: (rows: unknown[]) => void;
   reject: (error: unknown) => void;
 }
@@ -50,11 +57,18 @@ export class PollReads {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  read<R>(text: string, values: unknown[]): Promise<R[]> {
+  read<R>(text: string, values: unknown[], timeoutMs?: number): Promise<R[]> {
     return new Promise<R[]>((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => void this.flush());
-      this.waiting.push({ text, values, resolve: resolve as (rows: unknown[]) => void, reject });
+      this.waiting.push({ text, values, timeoutMs, resolve: resolve as (rows: unknown[]) => void, reject });
     });
+  }
+
+  /** One statement alone, unprepared. */
+  private alone(w: Waiting): Promise<void> {
+    return this.pool
+      .query(withTimeout({ text: w.text, values: w.values, types: PG_TYPES }, w.timeoutMs))
+      .then((result) => w.resolve(result.rows), w.reject);
   }
 
   private async flush(): Promise<void> {
@@ -64,9 +78,14 @@ export class PollReads {
     this.stats.statements += waiting.length;
     if (waiting.length === 1) {
       const [one] = waiting as [Waiting];
-      if (!this.prepare) return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+      if (!this.prepare) return this.alone(one);
       return this.pool
-        .query({ name: this.nameOf(one.text), text: one.text, values: one.values, types: PG_TYPES })
+        .query(
+          withTimeout(
+            { name: this.nameOf(one.text), text: one.text, values: one.values, types: PG_TYPES },
+            one.timeoutMs,
+          ),
+        )
         .then(
           (result) => one.resolve(result.rows),
           (error: unknown) => {
@@ -77,17 +96,21 @@ export class PollReads {
             // on (each connection keeps the old one), and this once unprepared.
             this.generation++;
             this.names.clear();
-            return select(this.pool, one.text, one.values).then(one.resolve, one.reject);
+            return this.alone(one);
           },
         );
     }
     let results: pg.QueryResult[];
     try {
       const text = waiting.map((w) => renderLiterals(w.text, w.values)).join(';\n');
-      results = (await this.pool.query({ text, types: PG_TYPES })) as unknown as pg.QueryResult[];
+      const limits = waiting.flatMap((w) => (w.timeoutMs === undefined ? [] : [w.timeoutMs]));
+      const limit = limits.length > 0 ? Math.min(...limits) : undefined;
+      results = (await this.pool.query(
+        withTimeout({ text, types: PG_TYPES }, limit),
+      )) as unknown as pg.QueryResult[];
     } catch {
       // None took effect: each alone, so a failure is its statement's own.
-      for (const w of waiting) void select(this.pool, w.text, w.values).then(w.resolve, w.reject);
+      for (const w of waiting) void this.alone(w);
       return;
     }
     for (const [i, w] of waiting.entries()) w.resolve(results[i]?.rows ?? []);
@@ -103,4 +126,11 @@ export class PollReads {
     }
     return name;
   }
+}
+
+/** node-postgres reads a per-query `query_timeout` (its types declare it on the client config only). */
+function withTimeout(config: pg.QueryConfig, timeoutMs: number | undefined): pg.QueryConfig {
+  if (timeoutMs === undefined) return config;
+  const limited: pg.QueryConfig & { query_timeout: number } = { ...config, query_timeout: timeoutMs };
+  return limited;
 }
