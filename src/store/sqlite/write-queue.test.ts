@@ -365,4 +365,35 @@ describe('how long transactions held the event loop', () => {
     expect(rows()).toEqual([3]);
     db.close();
   });
+
+  it('syncs nothing for a transaction that changed no row, and answers it after the commits before it', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write, rows } = openQueue(1_000, undefined, () => durable);
+    const look = () => queue.run(() => db.prepare('SELECT count(*) FROM t').pluck().get() as number);
+    // Nothing unsynced before it: answered at once, with no fdatasync (an idle worker's poll).
+    expect(await look()).toBe(0);
+    expect(syncs).toHaveLength(0);
+    // A write, then a look that saw it: the look waits for the write's sync, and adds none.
+    const a = track(write(1));
+    await turn();
+    const b = track(look());
+    await turn();
+    expect(rows()).toEqual([1]);
+    expect(syncs).toHaveLength(1);
+    expect(b.settled).toBe(false);
+    syncs[0]?.done();
+    await turn();
+    expect(a).toMatchObject({ settled: true, value: 1 });
+    expect(b).toMatchObject({ settled: true, value: 1 });
+    expect(syncs).toHaveLength(1);
+    expect(queue.syncs).toBe(1);
+    // The next write that changes a row is synced as before.
+    const c = track(write(2));
+    await turn();
+    expect(syncs).toHaveLength(2);
+    syncs[1]?.done();
+    await turn();
+    expect(c.settled).toBe(true);
+    db.close();
+  });
 });
