@@ -107,16 +107,18 @@ export class SqliteContext {
     return out;
   }
 
-  /** Throws LEASE_LOST unless the run is running under this token. Touches updated_at. */
+  /**
+   * Throws LEASE_LOST unless the run is running under this token. A read, not an UPDATE: every write
+   * runs inside the write queue's BEGIN IMMEDIATE, which holds the database's write lock to COMMIT, so
+   * nothing can take the lease between this check and the write it guards; the UPDATE that touched
+   * `updated_at` wrote the run's row (a WAL page) once more per attempt for nothing read it.
+   */
   checkFence(fence: Fence): void {
-    const changed = this.stmt(
-      "UPDATE runs SET updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'running'",
-    ).run(this.now(), fence.runId, fence.token).changes;
-    if (changed === 1) return;
     const row = this.stmt('SELECT status, lease_token, lease_owner FROM runs WHERE id = ?').get(
       fence.runId,
     ) as Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'> | undefined;
     if (!row) throw runNotFound(fence.runId);
+    if (row.status === 'running' && row.lease_token === fence.token) return;
     throw leaseLost(fence.runId, fence.token, {
       status: row.status,
       leaseToken: row.lease_token,
