@@ -130,4 +130,48 @@ describe('agent tasks (protocol 003)', () => {
     expect(parked).toMatchObject({ status: 'waiting', waitReason: 'resume' });
     expect(parked.meta.invocation).toMatchObject({ turns: 8, wasResumed: false });
   });
+
+  it('answers from the final checkpoint when the run timed out after saving it, without another turn', async () => {
+    rt = testRuntime();
+    let calls = 0;
+    const threeTurns = defineAgentTask({
+      name: 'short',
+      model: () =>
+        createScriptedModel(
+          (ctx) => {
+            calls++;
+            return ctx.turn >= 3
+              ? { text: 'done in three', delayMs: 1_000 }
+              : { toolCalls: [{ toolName: 'search', input: { q: `t${ctx.turn}` } }], delayMs: 1_000 };
+          },
+          { clock: rt.clock },
+        ),
+      prompt: () => 'Analyse the battery',
+      tools: { search },
+    });
+    // The final save commits, then the process stalls past the 60 s limit (an overloaded server):
+    // the run times out with the answer already in its checkpoint.
+    const save = rt.store.saveCheckpoint.bind(rt.store);
+    let stalled = false;
+    rt.store.saveCheckpoint = async (...args) => {
+      const saved = await save(...args);
+      const state = args[1].state as { turnCount?: number };
+      if (!stalled && state.turnCount === 3) {
+        stalled = true;
+        await rt.clock.sleep(70_000);
+      }
+      return saved;
+    };
+    const run = await rt.baton.start(threeTurns, {});
+    const parked = await settle(run.id);
+    expect(stalled).toBe(true);
+    expect(parked).toMatchObject({ status: 'waiting', waitReason: 'resume' });
+    expect(calls).toBe(3);
+
+    await rt.baton.resume(run.id, 'client', { strict: true });
+    const done = await settle(run.id);
+    // Before, the resume made a fourth turn and answered turns = 4 (the HTTP bench's turns = 11).
+    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'done in three', turns: 3 } });
+    expect(calls).toBe(3);
+  });
 });
