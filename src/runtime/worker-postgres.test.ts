@@ -177,6 +177,9 @@ describePostgres('the worker on Postgres', () => {
     // Before its lease ended (the last renewal before the hang set it, and nothing renewed it since):
     // before, the attempt ran on past it.
     expect(at).toBeLessThan(Number(rows[0]?.lease_expires_at));
+    // By the first failed beat (0.6 of a lease after the renewal), not the second: a quarter of a
+    // lease ahead at least (with the server's lock wait a third of the beat's bound, 1/9 of a lease).
+    expect(Number(rows[0]?.lease_expires_at) - at).toBeGreaterThan(1_500 / 4);
     await blocker.query('ROLLBACK');
     // The worker carries on once the database answers again.
     const next = await worker.start(echo, { n: 7 });

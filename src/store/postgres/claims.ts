@@ -242,11 +242,13 @@ async function countRunning(
  * (settleWithin): hanging, it kept the worker from stopping attempts whose leases were ending, and
  * they ran on beside whoever took their runs over. Failing on the client alone left the statement
  * waiting on its connection and in the server, and it committed once the lock went: so the wait for
- * the worker's row lock is bounded on the server too (lock_timeout, a third of that, set by the
- * statement itself for its own transaction, before the row is locked: a message it shares with other
- * poll statements fails and each is sent again alone, within the bound still), and the query carries
- * the bound to node-postgres (query_timeout), which fails it there and has the pool end a connection
- * that does not answer (a dead socket) instead of lending it again.
+ * the worker's row lock is bounded on the server too (lock_timeout, set by the statement itself for
+ * its own transaction before the row is locked), and the query carries the bound to node-postgres
+ * (query_timeout), which fails it there and has the pool end a connection that does not answer (a
+ * dead socket) instead of lending it again. The server's wait is four fifths of the bound: a lock wait then ends as the server's error, its connection intact, and the first
+ * failed beat (answered at 0.6 of a lease from the last renewal) still finds the leases ending within
+ * half a lease. In a message shared with other poll statements it fails them all and each is sent
+ * again alone: the client's bound answers first, and the server still cancels the statement.
  */
 export async function heartbeat(
   ctx: PgContext,
@@ -256,7 +258,7 @@ export async function heartbeat(
 ): Promise<string[]> {
   const now = ctx.now();
   const bound = Math.max(50, Math.floor(leaseMs / 3));
-  const lockWait = Math.max(10, Math.floor(bound / 3));
+  const lockWait = Math.max(10, Math.floor((bound * 4) / 5));
   const beat = ctx.pollRead<{ id: string }>(
     `WITH beat AS (UPDATE ${ctx.t.workers} SET heartbeat_at = $1
        WHERE id = $2 AND set_config('lock_timeout', $5, true) IS NOT NULL),
