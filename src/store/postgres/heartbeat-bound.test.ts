@@ -10,6 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { systemClock } from '../../time/index.ts';
 import { describePostgres, PG_URL, testSchemas } from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
+import { PollReads } from './poll-reads.ts';
 
 const schemas = testSchemas();
 const closers: Array<() => Promise<unknown>> = [];
@@ -112,5 +113,29 @@ describePostgres('a heartbeat that would hang', () => {
     hole(false);
     // The pool opens another connection, and the store carries on.
     expect(await store.heartbeat('w1', LEASE_MS, [])).toEqual([]);
+  });
+
+  it('shares its message with other poll statements: unanswered, they all fail and none is sent again', async () => {
+    const { port, hole } = await relay();
+    const url = new URL(PG_URL);
+    url.host = `127.0.0.1:${port}`;
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+    pool.on('error', () => {});
+    closers.push(() => pool.end());
+    const reads = new PollReads(pool);
+    await reads.read('SELECT 1', []);
+
+    hole(true);
+    // The heartbeat's limit rides on the message, a claim beside it. The server may have run both:
+    // before, each was sent again alone, the claim through the hole with no limit, and it never settled.
+    const [beat, claim] = await Promise.allSettled([
+      reads.read('SELECT 2 AS beat', [], 300),
+      reads.read('SELECT 3 AS claim', []),
+    ]);
+    expect(reads.stats.messages).toBe(2);
+    expect(beat).toMatchObject({ status: 'rejected', reason: { message: 'Query read timeout' } });
+    expect(claim).toMatchObject({ status: 'rejected', reason: { message: 'Query read timeout' } });
+    hole(false);
+    expect(await reads.read('SELECT 4 AS n', [], 300)).toEqual([{ n: 4 }]);
   });
 });

@@ -20,12 +20,14 @@
  * A read may carry a time limit (the heartbeat's: a third of a lease). Past it node-postgres fails
  * the query (`query_timeout`, real time) and the pool, handed the error, ends that connection rather
  * than lending it again with the statement still running on it: a socket to a server that vanished
- * without a reset is dropped, not kept busy for good. A message carries its reads' shortest limit.
+ * without a reset is dropped, not kept busy for good. A message carries its reads' shortest limit;
+ * past it (or on a lost connection) its statements fail together, none sent again: the server may
+ * have run them.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { renderLiterals } from './batch-conn.ts';
-import { PG_TYPES, sqlState } from './sql.ts';
+import { isConnectionLoss, PG_TYPES, sqlState } from './sql.ts';
 
 /** feature_not_supported: "cached plan must not change result type" (a table changed under it). */
 const STALE_PLAN = '0A000';
@@ -108,8 +110,14 @@ export class PollReads {
       results = (await this.pool.query(
         withTimeout({ text, types: PG_TYPES }, limit),
       )) as unknown as pg.QueryResult[];
-    } catch {
-      // None took effect: each alone, so a failure is its statement's own.
+    } catch (error) {
+      // Unanswered in time: the server may have run them all (a claim among them), so none is sent
+      // again; each fails as on a lost connection.
+      if (isConnectionLoss(error)) {
+        for (const w of waiting) w.reject(error);
+        return;
+      }
+      // The server refused the message: none took effect. Each alone, so a failure is its own.
       for (const w of waiting) void this.alone(w);
       return;
     }

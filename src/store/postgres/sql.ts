@@ -111,7 +111,8 @@ export function isConnectionLoss(err: unknown): boolean {
       return true;
   }
   const message = err instanceof Error ? err.message : '';
-  return /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended/i.test(
+  // node-postgres's query_timeout (poll-reads.ts): the pool ends that connection, as if it were lost.
+  return /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended|^Query read timeout/i.test(
     message,
   );
 }
