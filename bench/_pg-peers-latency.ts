@@ -150,20 +150,30 @@ export async function batonEnqueueToStart(store: PostgresStore, url: string): Pr
   }
 }
 
-/** Enqueue → start across processes with graphile-worker (addJob here, its runner in a consumer process). */
-export async function graphileEnqueueToStart(url: string): Promise<DueAtOnce> {
+/** graphile-worker's pool and utils on `url` for the time `work` takes, then released. */
+async function withGraphile<T>(
+  url: string,
+  work: (pgPool: pg.Pool, utils: WorkerUtils) => Promise<T>,
+): Promise<T> {
   const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
   pgPool.on('error', () => {});
   try {
     const utils = await makeWorkerUtils({ pgPool, logger: quiet });
     try {
-      return await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
+      return await work(pgPool, utils);
     } finally {
       await utils.release();
     }
   } finally {
     await pgPool.end();
   }
+}
+
+/** Enqueue → start across processes with graphile-worker (addJob here, its runner in a consumer process). */
+export function graphileEnqueueToStart(url: string): Promise<DueAtOnce> {
+  return withGraphile(url, (_, utils) =>
+    consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t }))),
+  );
 }
 
 /**
@@ -321,36 +331,14 @@ function graphileDue(pgPool: pg.Pool, utils: WorkerUtils): Promise<DueAtOnce> {
 }
 
 /** graphile-worker's 1,000 due at once alone, on a fresh database (bench/pg-due.ts). */
-export async function graphileDueAtOnce(url: string): Promise<DueAtOnce> {
-  const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
-  pgPool.on('error', () => {});
-  try {
-    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
-    try {
-      return await graphileDue(pgPool, utils);
-    } finally {
-      await utils.release();
-    }
-  } finally {
-    await pgPool.end();
-  }
+export function graphileDueAtOnce(url: string): Promise<DueAtOnce> {
+  return withGraphile(url, graphileDue);
 }
 
-export async function graphileLatency(url: string): Promise<PeerFigure[]> {
-  const out: PeerFigure[] = [];
-  const pgPool = new pg.Pool({ connectionString: url, max: CONCURRENCY + 2 });
-  pgPool.on('error', () => {});
-  try {
-    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
-    try {
-      out.push(...figures('graphile_worker', 'due_at_once_c10', await graphileDue(pgPool, utils)));
-      const d = await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
-      out.push(...figures('graphile_worker', 'enqueue_to_start', d));
-    } finally {
-      await utils.release();
-    }
-  } finally {
-    await pgPool.end();
-  }
-  return out;
+export function graphileLatency(url: string): Promise<PeerFigure[]> {
+  return withGraphile(url, async (pgPool, utils) => {
+    const due = figures('graphile_worker', 'due_at_once_c10', await graphileDue(pgPool, utils));
+    const d = await consumer('graphile_worker', url, SENT, () => paced((t) => utils.addJob('sent', { t })));
+    return [...due, ...figures('graphile_worker', 'enqueue_to_start', d)];
+  });
 }
