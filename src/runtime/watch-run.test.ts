@@ -26,8 +26,9 @@ function open(file: string, clock: ManualClock): { baton: Baton; store: Store } 
   return { baton, store };
 }
 
-it('polls for other processes without reading while no other connection committed, and answers when one did', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-watch-'));
+/** Two connections to one file (two processes, as far as SQLite can tell) and a run made by the first. */
+async function twoConnections(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'runs.db');
   const clock = new ManualClock(Date.UTC(2026, 10, 28));
@@ -35,6 +36,11 @@ it('polls for other processes without reading while no other connection committe
   const elsewhere = open(file, clock);
   await Promise.all([here.baton.ready(), elsewhere.baton.ready()]);
   const run = await here.baton.start(never, {});
+  return { clock, here, elsewhere, run };
+}
+
+it('polls for other processes without reading while no other connection committed, and answers when one did', async () => {
+  const { clock, here, elsewhere, run } = await twoConnections('baton-watch-');
   const outcome = here.baton.result(run.id);
   let reads = 0;
   const getRun = here.store.getRun.bind(here.store);
@@ -56,14 +62,7 @@ it('polls for other processes without reading while no other connection committe
 });
 
 it("follows a run's events without reading while no other connection committed", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-follow-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'runs.db');
-  const clock = new ManualClock(Date.UTC(2026, 10, 28));
-  const here = open(file, clock);
-  const elsewhere = open(file, clock);
-  await Promise.all([here.baton.ready(), elsewhere.baton.ready()]);
-  const run = await here.baton.start(never, {});
+  const { clock, here, elsewhere, run } = await twoConnections('baton-follow-');
   const seen: string[] = [];
   const following = (async () => {
     for await (const e of here.baton.events(run.id)) seen.push(e.type);

@@ -152,7 +152,9 @@ describePostgres('the worker on Postgres', () => {
     const long = defineTask({
       name: 'long',
       run: async (_: unknown, ctx) => {
-        ctx.signal.addEventListener('abort', () => stopped({ reason: ctx.signal.reason, at: Date.now() }));
+        ctx.signal.addEventListener('abort', () =>
+          stopped({ reason: ctx.signal.reason, at: systemClock.now() }),
+        );
         running();
         await ctx.delay(3_600_000);
       },

@@ -28,8 +28,8 @@ async function openWith(schema: string, pool: pg.Pool): Promise<PostgresStore> {
     host: 'h',
     pid: 1,
     processStart: null,
-    startedAt: Date.now(),
-    heartbeatAt: Date.now(),
+    startedAt: systemClock.now(),
+    heartbeatAt: systemClock.now(),
   });
   return store;
 }
@@ -60,6 +60,17 @@ async function relay(): Promise<{ port: number; hole: (on: boolean) => void }> {
       }),
   );
   return { port: (server.address() as net.AddressInfo).port, hole: (on) => (holed = on) };
+}
+
+/** A pool whose connections go through a relay that can black-hole. */
+async function relayedPool(): Promise<{ pool: pg.Pool; hole: (on: boolean) => void }> {
+  const { port, hole } = await relay();
+  const url = new URL(PG_URL);
+  url.host = `127.0.0.1:${port}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  pool.on('error', () => {});
+  closers.push(() => pool.end());
+  return { pool, hole };
 }
 
 describePostgres('a heartbeat that would hang', () => {
@@ -93,12 +104,7 @@ describePostgres('a heartbeat that would hang', () => {
 
   it('on a socket that no longer answers fails, and the pool ends that connection', async () => {
     const schema = schemas.fresh();
-    const { port, hole } = await relay();
-    const url = new URL(PG_URL);
-    url.host = `127.0.0.1:${port}`;
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    pool.on('error', () => {});
-    closers.push(() => pool.end());
+    const { pool, hole } = await relayedPool();
     const store = await openWith(schema, pool);
     const dropped = new Promise<unknown>((resolve) => {
       pool.on('release', (err: unknown) => {
@@ -116,12 +122,7 @@ describePostgres('a heartbeat that would hang', () => {
   });
 
   it('shares its message with other poll statements: unanswered, they all fail and none is sent again', async () => {
-    const { port, hole } = await relay();
-    const url = new URL(PG_URL);
-    url.host = `127.0.0.1:${port}`;
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    pool.on('error', () => {});
-    closers.push(() => pool.end());
+    const { pool, hole } = await relayedPool();
     const reads = new PollReads(pool);
     await reads.read('SELECT 1', []);
 
