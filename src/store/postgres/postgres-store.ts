@@ -30,6 +30,7 @@ import type {
 import * as attempts from './attempt-writes.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
+import { heartbeat } from './heartbeat.ts';
 import { POSTGRES_CLAIM_BATCH, POSTGRES_STORE } from './lazy.ts';
 import * as reads from './run-reads.ts';
 import * as runs from './run-writes.ts';
@@ -92,7 +93,7 @@ export class PostgresStore extends PgStoreBase implements Store {
   }
 
   heartbeat(owner: string, leaseMs: number, active: readonly string[]) {
-    return this.op(() => claims.heartbeat(this.ctx, owner, leaseMs, active));
+    return this.op(() => heartbeat(this.ctx, owner, leaseMs, active));
   }
 
   recoverExpiredLeases() {
