@@ -1,4 +1,16 @@
 import { aiSdk } from './ai-sdk.ts';
+import { type CheckpointValidation, validateCheckpoint } from './validate-checkpoint.ts';
+
+/**
+ * What a resume may start from: a valid checkpoint (validate-checkpoint.ts) whose every message the
+ * AI SDK would also accept, so that the first model call need not check them again.
+ */
+export function validateResumable(input: unknown): CheckpointValidation {
+  const check = validateCheckpoint(input);
+  if (!check.ok) return check;
+  const bad = firstRejectedMessage(check.state.conversationHistory);
+  return bad ? { ok: false, field: `conversationHistory[${bad.index}]`, reason: bad.reason } : check;
+}
 
 /**
  * The first message the AI SDK's schema rejects, checked against the schema of its own role.
@@ -10,7 +22,7 @@ import { aiSdk } from './ai-sdk.ts';
  * decides the branch — only the role's schema can accept a message — so checking by role accepts
  * exactly what the union accepts.
  */
-export function firstRejectedMessage(
+function firstRejectedMessage(
   messages: readonly unknown[],
 ): { index: number; reason: string } | undefined {
   const sdk = aiSdk();

@@ -10,7 +10,7 @@ import type {
   LoopResultBase,
 } from './agent-loop-result.ts';
 import { executeToolCalls, toSdkTools } from './agent-tools.ts';
-import { firstRejectedMessage } from './check-messages.ts';
+import { validateResumable } from './check-messages.ts';
 import type { CheckpointState } from './checkpoint-state.ts';
 import { CheckpointWriter, type LoopSnapshot } from './checkpoint-writer.ts';
 import { finalAnswerOf } from './final-answer.ts';
@@ -18,7 +18,6 @@ import { InvocationDeadline } from './invocation-deadline.ts';
 import { type AgentLoopOptions, type ResolvedLoopOptions, resolveLoopOptions } from './loop-options.ts';
 import { planResume } from './plan-resume.ts';
 import { runModelTurn } from './run-model-turn.ts';
-import { validateCheckpoint } from './validate-checkpoint.ts';
 
 /*
  * The loop, one invocation of a resumable job (protocol 003).
@@ -173,9 +172,8 @@ class AgentLoopRun {
   private async start(): Promise<void> {
     const { options, config, deadline } = this;
     if (options.resumeFrom !== undefined && options.resumeFrom !== null) {
-      const check = validateCheckpoint(options.resumeFrom);
-      const rejected = check.ok ? firstRejectedMessage(check.state.conversationHistory) : undefined;
-      if (check.ok && rejected === undefined) {
+      const check = validateResumable(options.resumeFrom);
+      if (check.ok) {
         for (const warning of check.warnings) this.emit({ type: 'checkpoint:warning', warning });
         const plan = planResume(check.state, {
           timeoutMs: config.timeoutMs,
@@ -185,7 +183,7 @@ class AgentLoopRun {
         const answer = finalAnswerOf(plan.conversationHistory);
         if (answer !== undefined) this.finished = { state: check.state, text: answer };
         this.history = plan.conversationHistory;
-        // Checked above with the SDK's own schemas: the first model call does not check them again.
+        // validateResumable checked them with the SDK's own schemas: the first model call does not again.
         this.sdkChecked = plan.conversationHistory.length;
         this.turnCount = plan.turnCount;
         this.toolCallCount = plan.toolCallCount;
@@ -200,9 +198,7 @@ class AgentLoopRun {
         });
         return;
       }
-      this.rejected = check.ok
-        ? { reason: rejected?.reason ?? '', field: `conversationHistory[${rejected?.index}]` }
-        : { reason: check.reason, field: check.field };
+      this.rejected = { reason: check.reason, field: check.field };
       this.emit({ type: 'checkpoint:rejected', ...this.rejected });
     }
     if (options.prompt === undefined && options.messages === undefined) {

@@ -65,9 +65,9 @@ export class Worker {
   readonly id: string;
   readonly identity: ProcessIdentity;
   private readonly concurrency: number;
-  readonly leaseMs: number;
+  private readonly leaseMs: number;
   private readonly pollMs: number;
-  readonly safetyPollMs: number;
+  private readonly safetyPollMs: number;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly chores: WorkerChores;
   private wakeTimer: TimerHandle | undefined;
