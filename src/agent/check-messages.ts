@@ -22,9 +22,7 @@ export function validateResumable(input: unknown): CheckpointValidation {
  * decides the branch — only the role's schema can accept a message — so checking by role accepts
  * exactly what the union accepts.
  */
-function firstRejectedMessage(
-  messages: readonly unknown[],
-): { index: number; reason: string } | undefined {
+function firstRejectedMessage(messages: readonly unknown[]): { index: number; reason: string } | undefined {
   const sdk = aiSdk();
   const byRole = {
     system: sdk.systemModelMessageSchema,
