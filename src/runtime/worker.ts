@@ -344,7 +344,10 @@ export class Worker {
         // Awaited below, after the claim; this only keeps an early failure from counting as unhandled.
         chores.catch(() => {});
         const wanted = this.wanted;
-        if (wanted > 0) {
+        // Runs held ready cover the slots freeing meanwhile: a claim for a few more now (the room
+        // left right after a claim's runs launched) would take the claim slot, and the attempts
+        // ending next would wait for it before claiming a bite. Those ends wake the tick again.
+        if (wanted > 0 && !(this.ready.length > 0 && wanted * 2 < this.prefetch)) {
           // As many as the store takes well in one claim (Store.claimBatch); launchReady starts
           // them a bite per turn of the event loop.
           const limit = Math.min(wanted, this.engine.store.claimBatch ?? CLAIM_BATCH);

@@ -119,8 +119,9 @@ export interface Fence {
   /**
    * The claim that gave the lease (ClaimRequest.claim), when its claimer named one. The token alone
    * can repeat on Postgres after a crash lost a claim whose commit was not waited for; the claim
-   * cannot. Compared by the Postgres store (absent matches a claim that named none); SQLite's claims
-   * are always durable before they answer and it needs none.
+   * cannot. Compared by the Postgres store (absent matches a claim that named none). SQLite needs
+   * none: a claim it answers before its own WAL sync is lost only if the machine goes down, and every
+   * process that could have written under that token with it.
    */
   claim?: string;
 }

@@ -46,82 +46,89 @@ function byClaimOrder(a: Candidate, b: Candidate): number {
 export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRecord[]> {
   if (req.limit <= 0 || req.names.length === 0 || req.ids?.length === 0) return Promise.resolve([]);
   const names = json(req.names);
-  return ctx.write(() => {
-    const now = ctx.now();
-    const limits = req.nameLimits ?? {};
-    const limited = Object.keys(limits).filter((n) => req.names.includes(n));
-    const running = new Map<string, number>();
-    if (limited.length > 0) {
-      const rows = ctx
-        .stmt(
-          "SELECT name, count(*) AS n FROM runs WHERE status = 'running' AND name IN (SELECT value FROM json_each(?)) GROUP BY name",
-        )
-        .all(json(limited)) as Array<{ name: string; n: number }>;
-      for (const r of rows) running.set(r.name, r.n);
-    }
-    // Scan a little more than needed so that runs of a task at its limit do not starve the others.
-    const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
-    const candidates =
-      req.ids === undefined
-        ? claimOrder(
-            ctx
-              .stmt(
-                `SELECT id, name, priority FROM runs WHERE ${READY} AND name IN (SELECT value FROM json_each(@names))
-                 ORDER BY priority DESC, id LIMIT @scan`,
-              )
-              .all({ names, scan }) as Candidate[],
-            ctx
-              .stmt(
-                `SELECT id, name, priority FROM runs WHERE ${DUE} AND name IN (SELECT value FROM json_each(@names))
-                 ORDER BY wake_at LIMIT @scan`,
-              )
-              .all({ now, names, scan }) as Candidate[],
+  return ctx.write(
+    () => {
+      const now = ctx.now();
+      const limits = req.nameLimits ?? {};
+      const limited = Object.keys(limits).filter((n) => req.names.includes(n));
+      const running = new Map<string, number>();
+      if (limited.length > 0) {
+        const rows = ctx
+          .stmt(
+            "SELECT name, count(*) AS n FROM runs WHERE status = 'running' AND name IN (SELECT value FROM json_each(?)) GROUP BY name",
           )
-        : (ctx
-            .stmt(
-              `SELECT id, name FROM runs WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
+          .all(json(limited)) as Array<{ name: string; n: number }>;
+        for (const r of rows) running.set(r.name, r.n);
+      }
+      // Scan a little more than needed so that runs of a task at its limit do not starve the others.
+      const scan = limited.length > 0 ? req.limit * 4 + 16 : req.limit;
+      const candidates =
+        req.ids === undefined
+          ? claimOrder(
+              ctx
+                .stmt(
+                  `SELECT id, name, priority FROM runs WHERE ${READY} AND name IN (SELECT value FROM json_each(@names))
+                 ORDER BY priority DESC, id LIMIT @scan`,
+                )
+                .all({ names, scan }) as Candidate[],
+              ctx
+                .stmt(
+                  `SELECT id, name, priority FROM runs WHERE ${DUE} AND name IN (SELECT value FROM json_each(@names))
+                 ORDER BY wake_at LIMIT @scan`,
+                )
+                .all({ now, names, scan }) as Candidate[],
             )
-            .all({ now, names, scan, ids: json(req.ids) }) as Candidate[]);
-    // Chosen here, claimed below in one statement and read back in one: the transaction holds the
-    // write lock, so every candidate read above is still claimable. (A per-run `UPDATE … RETURNING *`
-    // cost twice a plain UPDATE: SQLite buffers RETURNING rows in a temporary table.)
-    const chosen: string[] = [];
-    for (const c of candidates) {
-      if (chosen.length >= req.limit) break;
-      const limit = limits[c.name];
-      if (limit !== undefined && (running.get(c.name) ?? 0) >= limit) continue;
-      running.set(c.name, (running.get(c.name) ?? 0) + 1);
-      chosen.push(c.id);
-    }
-    if (chosen.length === 0) return [];
-    const ids = json(chosen);
-    ctx
-      .stmt(
-        `UPDATE runs SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = @owner,
+          : (ctx
+              .stmt(
+                `SELECT id, name FROM runs WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE} AND name IN (SELECT value FROM json_each(@names)) ORDER BY priority DESC, id LIMIT @scan`,
+              )
+              .all({ now, names, scan, ids: json(req.ids) }) as Candidate[]);
+      // Chosen here, claimed below in one statement and read back in one: the transaction holds the
+      // write lock, so every candidate read above is still claimable. (A per-run `UPDATE … RETURNING *`
+      // cost twice a plain UPDATE: SQLite buffers RETURNING rows in a temporary table.)
+      const chosen: string[] = [];
+      for (const c of candidates) {
+        if (chosen.length >= req.limit) break;
+        const limit = limits[c.name];
+        if (limit !== undefined && (running.get(c.name) ?? 0) >= limit) continue;
+        running.set(c.name, (running.get(c.name) ?? 0) + 1);
+        chosen.push(c.id);
+      }
+      if (chosen.length === 0) return [];
+      const ids = json(chosen);
+      ctx
+        .stmt(
+          `UPDATE runs SET status = 'running', wait_reason = NULL, wake_at = NULL, lease_owner = @owner,
            lease_expires_at = @expires, lease_token = lease_token + 1, attempt = attempt + 1,
            started_at = coalesce(started_at, @now),
            deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE @now + budget_ms END),
            updated_at = @now
          WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE}`,
-      )
-      .run({ owner: req.owner, expires: now + req.leaseMs, now, ids });
-    const rows = ctx
-      .stmt(
-        "SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND lease_owner = ?",
-      )
-      .all(ids, req.owner) as RunRow[];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const claimed: RunRecord[] = [];
-    // In claim order (priority, then creation), as the candidates were read.
-    for (const id of chosen) {
-      const row = byId.get(id);
-      if (!row) continue;
-      // Its attempt's events are appended next: they need not read the root back.
-      ctx.knowRoot(row.id, row.root_id);
-      claimed.push(toRun(row));
-    }
-    return claimed;
-  });
+        )
+        .run({ owner: req.owner, expires: now + req.leaseMs, now, ids });
+      const rows = ctx
+        .stmt(
+          "SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND lease_owner = ?",
+        )
+        .all(ids, req.owner) as RunRow[];
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const claimed: RunRecord[] = [];
+      // In claim order (priority, then creation), as the candidates were read.
+      for (const id of chosen) {
+        const row = byId.get(id);
+        if (!row) continue;
+        // Its attempt's events are appended next: they need not read the root back.
+        ctx.knowRoot(row.id, row.root_id);
+        claimed.push(toRun(row));
+      }
+      return claimed;
+      // Answered at its COMMIT once every earlier commit is durable, not after its own WAL sync: the
+      // attempts it starts fill the next commit while that sync runs (WriteOptions.atCommit says why
+      // that is safe). A claim of given runs (an offer) shares its commit with the write that made
+      // them claimable — their creation, a resume — and waits for that to be durable first.
+    },
+    { atCommit: req.ids === undefined },
+  );
 }
 
 export function heartbeat(

@@ -7,7 +7,7 @@ import { json, type RunRow } from '../rows.ts';
 import { leaseLost, runNotFound } from '../run-rules.ts';
 import type { EventListener } from '../store.ts';
 import type { DurableSync } from './wal-sync.ts';
-import { WriteQueue, type WriteScope } from './write-queue.ts';
+import { type WriteOptions, WriteQueue, type WriteScope } from './write-queue.ts';
 
 export { DEFAULT_TTL_MS } from '../run-rules.ts';
 
@@ -44,8 +44,8 @@ export class SqliteContext {
     return s;
   }
 
-  write<T>(op: (scope: WriteScope) => T): Promise<T> {
-    return this.queue.run(op);
+  write<T>(op: (scope: WriteScope) => T, options?: WriteOptions): Promise<T> {
+    return this.queue.run(op, options);
   }
 
   now(): number {

@@ -197,6 +197,56 @@ describe('WriteQueue', () => {
     db.close();
   });
 
+  it('answers an atCommit write at its COMMIT once the commits before it are durable, its events after its own sync', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write, published } = openQueue(1_000, undefined, () => durable);
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const claim = (v: number) =>
+      queue.run(
+        (scope) => {
+          scope.events.push({ id: v } as BatonEvent);
+          return insert.run(v).changes;
+        },
+        { atCommit: true },
+      );
+    // Nothing earlier waits for a sync: answered at its commit, before that commit's sync ends.
+    const a = track(claim(1));
+    const plain = track(write(2));
+    await turn();
+    expect(syncs).toHaveLength(1);
+    expect(a).toMatchObject({ settled: true, value: 1 });
+    expect(plain.settled).toBe(false);
+    // Its events still wait for the sync, with its batch's.
+    expect(published).toEqual([]);
+    // A later one commits while that sync runs: it waits for it (what it read may rest on it)…
+    const b = track(claim(3));
+    await turn();
+    expect(queue.commits).toBe(2);
+    expect(b.settled).toBe(false);
+    syncs[0]?.done();
+    await turn();
+    // …but not for the sync of its own commit.
+    expect(b).toMatchObject({ settled: true, value: 1 });
+    expect(plain.settled).toBe(true);
+    expect(published).toEqual([1, 2]);
+    syncs[1]?.done();
+    await turn();
+    expect(published).toEqual([1, 2, 3]);
+    db.close();
+  });
+
+  it('fails an atCommit write waiting for an earlier sync when that sync fails', async () => {
+    const { syncs, durable } = manualSync();
+    const { db, queue, write } = openQueue(1_000, undefined, () => durable);
+    const a = write(1);
+    await turn();
+    const b = queue.run(() => db.prepare('INSERT INTO t (v) VALUES (2)').run().changes, { atCommit: true });
+    await turn();
+    syncs[0]?.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    for (const p of [a, b]) await expect(p).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    db.close();
+  });
+
   it('acknowledges nothing more once a sync fails', async () => {
     const { syncs, durable } = manualSync();
     const { db, write, published } = openQueue(1_000, undefined, () => durable);

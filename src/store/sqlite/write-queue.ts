@@ -31,6 +31,22 @@ interface Pending {
   op: (scope: WriteScope) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** Answered at its COMMIT once every earlier commit is durable (WriteOptions.atCommit). */
+  atCommit?: boolean;
+  /** Already answered (an atCommit write): its batch's settling skips it. */
+  answered?: boolean;
+}
+
+export interface WriteOptions {
+  /**
+   * Answer this write once its COMMIT is done and every EARLIER commit is durable, without waiting
+   * for the sync of its own commit (which still happens, and still gates its events). For a claim
+   * (claims.ts): a crash can lose an unsynced commit only with the machine, and with it every
+   * process that could have acted on it; whatever the claimed attempt writes commits later, and the
+   * sync that makes that durable covers the claim too (the WAL is append-only). What the attempt
+   * reads was durable before it started, except what its claim's own transaction wrote.
+   */
+  atCommit?: boolean;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -124,10 +140,12 @@ export class WriteQueue {
     this.changesSeen = this.totalChanges.get() as number;
   }
 
-  run<T>(op: (scope: WriteScope) => T): Promise<T> {
+  run<T>(op: (scope: WriteScope) => T, options?: WriteOptions): Promise<T> {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ op, resolve: resolve as (v: unknown) => void, reject });
+      const p: Pending = { op, resolve: resolve as (v: unknown) => void, reject };
+      if (options?.atCommit) p.atCommit = true;
+      this.pending.push(p);
       this.schedule();
     });
   }
@@ -289,6 +307,7 @@ export class WriteQueue {
     }
     const batch = this.pending.splice(0, taken);
     this.maxBatch = Math.max(this.maxBatch, batch.length);
+    this.answerAtCommit(batch, outcomes);
     // A transaction that changed no row (a claim that found nothing, an idle worker's chores)
     // wrote nothing to the WAL: there is nothing of its own to sync. Before, every one of them
     // had an fdatasync: an idle process synced ~4 times a second, one per poll. One statement a
@@ -299,6 +318,31 @@ export class WriteQueue {
     this.changesSeen = changes;
     if (wrote) this.settleAfterSync({ batch, outcomes, events });
     else this.settleAfterEarlier({ batch, outcomes, events });
+  }
+
+  /**
+   * Answers the batch's atCommit writes (claims) now if every earlier commit is durable, else once
+   * they are (the barrier of the commits so far, taken before this one counts): not after this
+   * commit's own sync. A claim thus comes back while that sync runs, and the attempts it starts
+   * fill the next commit meanwhile instead of the loop idling on the disk.
+   */
+  private answerAtCommit(batch: Pending[], outcomes: Outcome[]): void {
+    const early: Array<{ p: Pending; o: Outcome }> = [];
+    batch.forEach((p, i) => {
+      if (!p.atCommit) return;
+      p.answered = true;
+      early.push({ p, o: outcomes[i] as Outcome });
+    });
+    if (early.length === 0) return;
+    const answer = (list: Array<{ p: Pending; o: Outcome }>) => {
+      for (const { p, o } of list) {
+        if (this.broken) p.reject(this.broken);
+        else if (o.ok) p.resolve(o.value);
+        else p.reject(o.error);
+      }
+    };
+    if (this.durable === noSync || (this.committed.length === 0 && this.syncing.length === 0)) answer(early);
+    else void this.synced().then(() => answer(early));
   }
 
   /**
@@ -355,6 +399,7 @@ export class WriteQueue {
 
   private settle({ batch, outcomes, events }: Settlement): void {
     batch.forEach((p, i) => {
+      if (p.answered) return;
       const o = outcomes[i] as Outcome;
       if (o.ok) p.resolve(o.value);
       else p.reject(o.error);
@@ -377,7 +422,7 @@ export class WriteQueue {
     );
     const waiting = [...group, ...this.committed];
     this.committed = [];
-    for (const s of waiting) for (const p of s.batch) p.reject(this.broken);
+    for (const s of waiting) for (const p of s.batch) if (!p.answered) p.reject(this.broken);
     for (const p of this.pending.splice(0)) p.reject(this.broken);
   }
 
