@@ -170,6 +170,24 @@ describe('exact BPE counter', () => {
     expect(ours(text)).toBe(first);
     expect(first).toBe(reference(text));
   });
+
+  it('counts only as far as a limit: exact at or below it, above it otherwise', async () => {
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const ours = await loadEncoding(name);
+      const next = random(5);
+      for (let i = 0; i < 200; i++) {
+        const text = corpus(100 + i, 1 + Math.floor(next() * 6));
+        const exact = ours(text);
+        const limit = Math.floor(next() * exact * 1.5);
+        const bounded = ours.upTo!(text, limit);
+        if (exact <= limit) expect(bounded, text).toBe(exact);
+        else {
+          expect(bounded, text).toBeGreaterThan(limit);
+          expect(bounded, text).toBeLessThanOrEqual(exact);
+        }
+      }
+    }
+  });
 });
 
 describe('remembered piece counts', () => {

@@ -32,6 +32,8 @@ import type { O200kPieces } from './o200k-pieces.ts';
 import { PieceMemo } from './piece-memo.ts';
 
 const FRONT_BITS = 12;
+/** A limit no count reaches (a small integer, so the loop's comparison stays on integers). */
+const UNBOUNDED = 0x3fffffff;
 const FRONT_SLOTS = 1 << FRONT_BITS;
 
 /**
@@ -63,15 +65,15 @@ class PieceCounter {
     this.memo = new PieceMemo(merger);
   }
 
-  /** The tokens of `text`. */
-  count(text: string): number {
-    return this.pieces ? this.countByPieces(text, this.pieces) : this.countByRegex(text);
+  /** The tokens of `text`, or, once they pass `limit`, the tokens of the pieces counted so far. */
+  count(text: string, limit: number): number {
+    return this.pieces ? this.countByPieces(text, this.pieces, limit) : this.countByRegex(text, limit);
   }
 
-  private countByPieces(text: string, pieces: O200kPieces): number {
+  private countByPieces(text: string, pieces: O200kPieces, limit: number): number {
     const { tables, front, frontHash } = this;
     let count = 0;
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length && count <= limit; ) {
       const end = pieces.end(text, i);
       const h = hashRange(text, i, end);
       const slot = Math.imul(h, 0x9e3779b1) >>> (32 - FRONT_BITS);
@@ -90,13 +92,14 @@ class PieceCounter {
     return count;
   }
 
-  private countByRegex(text: string): number {
+  private countByRegex(text: string, limit: number): number {
     // One match() call returns every piece; faster than an exec() loop building match objects.
     const pieces = text.match(this.regex);
     if (pieces === null) return 0;
     const { tables } = this;
     let count = 0;
     for (const piece of pieces) {
+      if (count > limit) break;
       const h = hashRange(piece, 0, piece.length);
       count +=
         tables.rankOfHashedRange(piece, 0, piece.length, h) !== NO_RANK
@@ -148,5 +151,7 @@ export function createBpeCounter(tables: BpeTables, split: RegExp, pieces?: O200
   }
   const regex = new RegExp(split.source, split.flags.includes('g') ? split.flags : `${split.flags}g`);
   const counter = new PieceCounter(tables, merger, pieces, regex);
-  return (text) => counter.count(text);
+  return Object.assign((text: string) => counter.count(text, UNBOUNDED), {
+    upTo: (text: string, limit: number) => counter.count(text, limit),
+  });
 }

@@ -23,8 +23,28 @@ export const EncodingNames = [
 
 export type EncodingName = (typeof EncodingNames)[number];
 
-/** Counts the tokens of one text. Must be pure: same text, same count. */
-export type TextTokenCounter = (text: string) => number;
+/**
+ * Counts the tokens of one text. Must be pure: same text, same count. `upTo`, when present, counts
+ * only as far as a decision needs (see BoundedTokenCounter); Baton's BPE counters have it.
+ */
+export type TextTokenCounter = ((text: string) => number) & { readonly upTo?: BoundedTokenCounter };
+
+/**
+ * The tokens of a text when they are at most `limit`, else some number above `limit` (the count of a
+ * prefix: counting stops once past the limit). For decisions such as "does this sentence fit", where
+ * the exact size of what does not fit is never used.
+ */
+export type BoundedTokenCounter = (text: string, limit: number) => number;
+
+/** `count.upTo` if the counter has it, else the full count (which is exact, so also bounded). */
+export function countUpTo(count: TextTokenCounter, text: string, limit: number): number {
+  return count.upTo ? count.upTo(text, limit) : count(text);
+}
+
+/** Whether `text` fits in `limit` tokens, counting no further than needed to tell. */
+export function fitsIn(count: TextTokenCounter, text: string, limit: number): boolean {
+  return countUpTo(count, text, limit) <= limit;
+}
 
 type Ranks = { default: RankTable };
 type Split = 'o200k' | 'cl100k' | 'r50k';

@@ -12,7 +12,7 @@
  * Every result fits `maxTokens` as counted by the given counter.
  */
 
-import type { TextTokenCounter } from './encodings.ts';
+import { countUpTo, fitsIn, type TextTokenCounter } from './encodings.ts';
 import {
   detectLanguage,
   joinSentences,
@@ -134,7 +134,8 @@ function pick(candidates: Scored[], maxTokens: number, count: TextTokenCounter):
   const floor = (ranked[0]?.score ?? 0) * 0.3;
   for (const c of ranked) {
     if (c.score < floor) break;
-    const t = count(c.sentence.text);
+    // Only whether it fits matters, so counting stops past the room left.
+    const t = countUpTo(count, c.sentence.text, maxTokens - used);
     if (used + t > maxTokens) continue;
     if (chosen.some((s) => jaccard(s.words, c.words) > 0.6)) continue;
     chosen.push(c);
@@ -142,7 +143,7 @@ function pick(candidates: Scored[], maxTokens: number, count: TextTokenCounter):
   }
   chosen.sort((a, b) => a.index - b.index);
   // Joining adds separators and can merge tokens differently; remove the weakest until it fits.
-  while (chosen.length > 0 && count(joinSentences(chosen.map((c) => c.sentence))) > maxTokens) {
+  while (chosen.length > 0 && !fitsIn(count, joinSentences(chosen.map((c) => c.sentence)), maxTokens)) {
     let weakest = 0;
     for (let i = 1; i < chosen.length; i++) if (chosen[i]!.score < chosen[weakest]!.score) weakest = i;
     chosen.splice(weakest, 1);
@@ -160,7 +161,7 @@ function selectSummary(
   const language = detectLanguage(text);
   const sentences = splitSentences(text, language);
   const base = { strategy, totalSentences: sentences.length };
-  if (count(text) <= maxTokens) return { ...base, text, keptSentences: sentences.length };
+  if (fitsIn(count, text, maxTokens)) return { ...base, text, keptSentences: sentences.length };
   const scored = scoreSentences(sentences, language, options.numericBonus ?? false);
   const candidates =
     strategy === 'key_points'
@@ -172,7 +173,15 @@ function selectSummary(
   // Even the best sentence is too long: cut it.
   const best = [...candidates].sort((a, b) => b.score - a.score || a.index - b.index)[0];
   if (!best) return { ...base, text: '', keptSentences: 0 };
-  const cut = truncateText(best.sentence.text, maxTokens, count, options.ellipsis);
+  // It is one sentence already: cut it as such rather than splitting its text again.
+  const cut = truncateSentences(
+    best.sentence.text,
+    [best.sentence],
+    detectLanguage(best.sentence.text),
+    maxTokens,
+    count,
+    options.ellipsis,
+  );
   return { ...base, text: cut.text, keptSentences: cut.text ? 1 : 0 };
 }
 
@@ -206,21 +215,37 @@ export function truncateText(
   ellipsis = '…',
 ): TextSummary {
   const language = detectLanguage(text);
-  const sentences = splitSentences(text, language);
+  return truncateSentences(text, splitSentences(text, language), language, maxTokens, count, ellipsis);
+}
+
+/** truncateText over the text's sentences, split already. */
+function truncateSentences(
+  text: string,
+  sentences: readonly Sentence[],
+  language: Language,
+  maxTokens: number,
+  count: TextTokenCounter,
+  ellipsis = '…',
+): TextSummary {
   const base = { strategy: 'truncate' as const, totalSentences: sentences.length };
-  if (count(text) <= maxTokens) return { ...base, text, keptSentences: sentences.length };
+  if (fitsIn(count, text, maxTokens)) return { ...base, text, keptSentences: sentences.length };
   // Reserve room for the marker and the space that may precede it.
   const budget = maxTokens - count(` ${ellipsis}`);
   if (budget <= 0) return { ...base, text: '', keptSentences: 0 };
-  const fits = (s: string) => count(s) <= budget;
+  const fits = (s: string) => fitsIn(count, s, budget);
   // Estimate the sentence prefix from per-sentence counts, then confirm with a real count.
   let k = 0;
   let estimate = 0;
-  while (k < sentences.length && estimate + count(sentences[k]!.text) <= budget)
-    estimate += count(sentences[k++]!.text);
+  while (k < sentences.length) {
+    const t = countUpTo(count, sentences[k]!.text, budget - estimate);
+    if (estimate + t > budget) break;
+    estimate += t;
+    k++;
+  }
   while (k > 0 && !fits(joinSentences(sentences.slice(0, k)))) k--;
   const prefix = joinSentences(sentences.slice(0, k));
-  const prefixTokens = k === 0 ? 0 : count(prefix);
+  // The prefix fits (checked above), so its bounded count is its exact count.
+  const prefixTokens = k === 0 ? 0 : countUpTo(count, prefix, budget);
   if (prefixTokens >= 0.7 * budget || k >= sentences.length)
     return { ...base, text: withEllipsis(prefix, ellipsis), keptSentences: k };
   // A sentence boundary would waste too much: fill with whole words of the next sentence.
@@ -282,7 +307,7 @@ async function abstractive(text: string, options: SummarizeTextOptions): Promise
   if (!summarizer) return fallback('no summarizer configured');
   const language = detectLanguage(text);
   const totalSentences = splitSentences(text, language).length;
-  if (count(text) <= maxTokens)
+  if (fitsIn(count, text, maxTokens))
     return { text, strategy: 'abstractive', totalSentences, keptSentences: totalSentences };
   let out: string;
   try {
@@ -292,7 +317,7 @@ async function abstractive(text: string, options: SummarizeTextOptions): Promise
     return fallback(`summarizer failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (typeof out !== 'string') return fallback('summarizer returned a non-string');
-  if (count(out) > maxTokens) out = truncateText(out, maxTokens, count, options.ellipsis).text;
+  if (!fitsIn(count, out, maxTokens)) out = truncateText(out, maxTokens, count, options.ellipsis).text;
   return {
     text: out,
     strategy: 'abstractive',

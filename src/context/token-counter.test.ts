@@ -32,6 +32,25 @@ describe('token counting', () => {
     expect(planner.countTokens(undefined)).toBe(0);
   });
 
+  it('forAgent counts as far as a limit with a bounded encoding, in full (cached) with a custom one', async () => {
+    const o200k = await loadEncoding('o200k_base');
+    const bounded = createTokenCounter({
+      counters: new Map([['o', o200k]]),
+      encodingFor: () => 'o',
+    }).forAgent();
+    const text = `${ZH} The scheduler retries each step with a growing timeout.`;
+    const exact = o200k(text);
+    expect(bounded.upTo!(text, exact)).toBe(exact);
+    expect(bounded.upTo!(text, 5)).toBeGreaterThan(5);
+    expect(bounded.upTo!(text, 5)).toBeLessThan(exact);
+    expect(bounded.upTo!('', 0)).toBe(0);
+    const { calls, counter } = spyCounter();
+    const custom = counter.forAgent();
+    expect(custom.upTo!('abcdef', 2)).toBe(6);
+    expect(custom('abcdef')).toBe(6);
+    expect(calls).toEqual(['abcdef']);
+  });
+
   it('counts special-token text from documents as plain text instead of throwing', async () => {
     const planner = await createContextPlanner();
     expect(planner.countTokens('end <|endoftext|> here')).toBeGreaterThan(5);

@@ -33,7 +33,11 @@ export interface TokenCounter {
   count(value: unknown, agent?: string): number;
   /** Tokens of a text with the encoding of `agent`. */
   countText(text: string, agent?: string): number;
-  /** A counter bound to one agent's encoding (for summarizers and splitters). */
+  /**
+   * A counter bound to one agent's encoding (for summarizers and splitters). Its `upTo` counts only
+   * as far as a decision needs and bypasses the cache: stopping past a small limit costs less than
+   * hashing the text for a lookup, and a count cut short is no count to remember.
+   */
   forAgent(agent?: string): TextTokenCounter;
   encodingOf(agent?: string): string;
   /** Drops the cached count of an object that was mutated after it was counted. */
@@ -118,7 +122,12 @@ export function createTokenCounter(config: TokenCounterConfig): TokenCounter {
     countText: (text, agent) => textCount(text, config.encodingFor(agent)),
     forAgent: (agent) => {
       const encoding = config.encodingFor(agent);
-      return (text) => textCount(text, encoding);
+      const bounded = counterFor(encoding).upTo;
+      return Object.assign((text: string) => textCount(text, encoding), {
+        upTo: bounded
+          ? (text: string, limit: number) => (text.length === 0 ? 0 : bounded(text, limit))
+          : (text: string) => textCount(text, encoding),
+      });
     },
     encodingOf: (agent) => config.encodingFor(agent),
     forget: (value) => {
