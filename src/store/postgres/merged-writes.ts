@@ -51,18 +51,18 @@ function shape(t: Tables, key: string, make: () => RowStatement['render']): RowS
 }
 
 /**
- * Fence checks, one row (run id, lease token, claim name or null, now) each. The statement fails (a division by zero)
+ * Fence checks, one row (run id, lease token, claim name or null) each, each run's row locked to
+ * COMMIT as an UPDATE would lock it. The statement fails (a division by zero)
  * unless every run is running under its token: the batch then runs again carefully, where the
  * check of each write reports LEASE_LOST on its own. A run appears once per statement.
  */
 export function fenceCheck(t: Tables): RowStatement {
   return shape(t, 'fence', () => (rows) => ({
-    text: `WITH f AS (UPDATE ${t.runs} r SET updated_at = v.at
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS v(id, token, claim, at)
+    text: `WITH f AS (SELECT 1 FROM ${t.runs} r, unnest($1::text[], $2::bigint[], $3::text[]) AS v(id, token, claim)
        WHERE r.id = v.id AND r.lease_token = v.token AND r.lease_claim IS NOT DISTINCT FROM v.claim
-         AND r.status = 'running' RETURNING 1)
-     SELECT 1 / ((SELECT count(*) FROM f) = $5)::int`,
-    values: [...columns(rows, 4), rows.length],
+         AND r.status = 'running' FOR NO KEY UPDATE OF r)
+     SELECT 1 / ((SELECT count(*) FROM f) = $4)::int`,
+    values: [...columns(rows, 3), rows.length],
   }));
 }
 

@@ -199,8 +199,11 @@ export class PgContext {
   }
 
   /**
-   * Throws LEASE_LOST unless the run is running under this token and claim (Fence.claim). Touches updated_at, which also
-   * locks the row until COMMIT: no claim or recovery can take the run while this write is applied.
+   * Throws LEASE_LOST unless the run is running under this token and claim (Fence.claim), and
+   * locks the row until COMMIT (FOR NO KEY UPDATE, the lock an UPDATE of the row takes): no claim or
+   * recovery can take the run while this write is applied. A lock, not a write: it used to set
+   * updated_at, a new version of the row (and its WAL) for every fenced write; SQLite's check is a
+   * read too.
    * In a batch's first try the check goes with the batch's next round trip, merged with the
    * batch's other fence checks, and fails the statement when a fence does not hold; the batch then
    * runs again carefully, where each check is sent at once and throws LEASE_LOST.
@@ -209,19 +212,20 @@ export class PgContext {
     if (tx.fast) {
       await tx.laterRows(
         fenceCheck(this.t),
-        [[fence.runId, fence.token, fence.claim ?? null, this.now()]],
+        [[fence.runId, fence.token, fence.claim ?? null]],
         [fence.runId],
         'none',
       );
       return;
     }
-    const changed = await tx.execute(
-      `UPDATE ${this.t.runs} SET updated_at = $1
-       WHERE id = $2 AND lease_token = $3 AND lease_claim IS NOT DISTINCT FROM $4 AND status = 'running'`,
-      [this.now(), fence.runId, fence.token, fence.claim ?? null],
+    const held = await tx.select(
+      `SELECT 1 FROM ${this.t.runs}
+       WHERE id = $1 AND lease_token = $2 AND lease_claim IS NOT DISTINCT FROM $3 AND status = 'running'
+       FOR NO KEY UPDATE`,
+      [fence.runId, fence.token, fence.claim ?? null],
       'none',
     );
-    if (changed === 1) return;
+    if (held.length === 1) return;
     const [row] = await tx.select<Pick<RunRow, 'status' | 'lease_token' | 'lease_owner'>>(
       `SELECT status, lease_token, lease_owner FROM ${this.t.runs} WHERE id = $1`,
       [fence.runId],
