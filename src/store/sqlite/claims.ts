@@ -1,8 +1,9 @@
 /** Claiming runs under leases, heartbeats, and giving runs back when a lease expires or its owner is gone. */
 import { newEvent } from '../../core/index.ts';
 import type { RunRecord, WorkerRecord } from '../records.ts';
-import { json, type RunRow, toRun, toWorker } from '../rows.ts';
+import { json, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
+import { RUN_COLUMNS, runRowOf } from './run-row.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 
@@ -106,11 +107,13 @@ export function claimRuns(ctx: SqliteContext, req: ClaimRequest): Promise<RunRec
          WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CLAIMABLE}`,
         )
         .run({ owner: req.owner, expires: now + req.leaseMs, now, ids });
-      const rows = ctx
-        .stmt(
-          "SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND lease_owner = ?",
-        )
-        .all(ids, req.owner) as RunRow[];
+      const rows = (
+        ctx
+          .rawStmt(
+            `SELECT ${RUN_COLUMNS} FROM runs WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND lease_owner = ?`,
+          )
+          .all(ids, req.owner) as unknown[][]
+      ).map(runRowOf);
       const byId = new Map(rows.map((r) => [r.id, r]));
       const claimed: RunRecord[] = [];
       // In claim order (priority, then creation), as the candidates were read.

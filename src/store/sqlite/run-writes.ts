@@ -16,6 +16,7 @@ import {
 } from '../run-rules.ts';
 import type { RunPatch, TransitionGuard } from '../store.ts';
 import { writeEffects } from './deliveries.ts';
+import { RUN_COLUMN_COUNT, RUN_COLUMNS, runRowOf } from './run-row.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import type { WriteScope } from './write-queue.ts';
 
@@ -78,8 +79,8 @@ export function createRuns(
 }
 
 export function getRunSync(ctx: SqliteContext, id: string): RunRecord | undefined {
-  const row = ctx.stmt('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
-  return row ? toRun(row) : undefined;
+  const values = ctx.rawStmt(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) as unknown[] | undefined;
+  return values ? toRun(runRowOf(values)) : undefined;
 }
 
 export function transition(
@@ -148,15 +149,16 @@ function transitionSync(
 ): RunRecord {
   // Whether the run has children comes with its row: most runs have none, and then ending one skips
   // the search for open descendants.
-  const row = ctx
-    .stmt(
-      'SELECT *, EXISTS (SELECT 1 FROM runs c WHERE c.parent_id = runs.id) AS has_children FROM runs WHERE id = ?',
+  const values = ctx
+    .rawStmt(
+      `SELECT ${RUN_COLUMNS}, EXISTS (SELECT 1 FROM runs c WHERE c.parent_id = runs.id) AS has_children FROM runs WHERE id = ?`,
     )
-    .get(runId) as (RunRow & { has_children: number }) | undefined;
-  const plan = planTransition(row && toRun(row), runId, patch, encoded, guard, ctx.now());
+    .get(runId) as unknown[] | undefined;
+  const plan = planTransition(values && toRun(runRowOf(values)), runId, patch, encoded, guard, ctx.now());
+  const hasChildren = values?.[RUN_COLUMN_COUNT] === 1;
   if (apply(ctx, plan.update) !== 1) throw runNotFound(runId);
   ctx.appendEvents(scope, events);
-  if (plan.cancelSteps && row?.has_children === 1) {
+  if (plan.cancelSteps && hasChildren) {
     const open = ctx
       .stmt(
         // Every open descendant: a flow's steps, and the children tasks started with ctx.invoke at any depth.

@@ -14,6 +14,8 @@ export { DEFAULT_TTL_MS } from '../run-rules.ts';
 export class SqliteContext {
   readonly queue: WriteQueue;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Statements that return rows as arrays (`rawStmt`), apart: raw mode is a statement's state. */
+  private readonly rawStatements = new Map<string, Database.Statement>();
   private readonly listeners = new Set<EventListener>();
   // A run's root never changes, so it can be cached forever (bounded to keep memory flat).
   private readonly roots = new Map<string, string>();
@@ -40,6 +42,16 @@ export class SqliteContext {
     if (!s) {
       s = this.db.prepare(sql);
       this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** A statement whose rows come back as arrays of column values (see run-row.ts). */
+  rawStmt(sql: string): Database.Statement {
+    let s = this.rawStatements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql).raw(true);
+      this.rawStatements.set(sql, s);
     }
     return s;
   }
