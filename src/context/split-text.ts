@@ -1,8 +1,11 @@
 /**
  * Splitting text into blocks, sentences and words for English and Chinese with `Intl.Segmenter`
  * (ICU: it splits Chinese sentences on 。！？ and Chinese words by dictionary). Segmenters are
- * immutable, so the few this file needs are created once, lazily.
+ * immutable, so the few this file needs are created once, lazily. Sentences of plain ASCII and CJK
+ * text are split by hand with ICU's rules (simple-sentences.ts, tested equal to ICU).
  */
+
+import { simpleSentences } from './simple-sentences.ts';
 
 export type Language = 'zh' | 'en';
 
@@ -93,12 +96,33 @@ function lastBoundary(slice: string, pattern: RegExp): number {
   return best;
 }
 
-function* segmentsOf(
+function segmentsOf(
   text: string,
   language: Language,
   granularity: 'sentence' | 'word',
-): Generator<Intl.SegmentData> {
+): Iterable<Intl.SegmentData> {
   const seg = segmenter(language, granularity);
+  // One window: ICU's own iterable, without a generator around it (most texts a summary reads).
+  if (text.length <= WINDOW) return seg.segment(text);
+  return (function* () {
+    for (const window of windowsOf(text, granularity)) yield* seg.segment(window);
+  })();
+}
+
+/** The sentence segments of a text (untrimmed): by hand where simple-sentences.ts can, else ICU. */
+function sentenceTexts(text: string, language: Language): string[] {
+  const out: string[] = [];
+  const add = (window: string) => {
+    const simple = simpleSentences(window);
+    if (simple) for (const s of simple) out.push(s);
+    else for (const { segment } of segmenter(language, 'sentence').segment(window)) out.push(segment);
+  };
+  if (text.length <= WINDOW) add(text);
+  else for (const window of windowsOf(text, 'sentence')) add(window);
+  return out;
+}
+
+function* windowsOf(text: string, granularity: 'sentence' | 'word'): Generator<string> {
   let start = 0;
   while (start < text.length) {
     let end = Math.min(text.length, start + WINDOW);
@@ -110,7 +134,7 @@ function* segmentsOf(
       if (at > 0) end = start + at;
       else if (/[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
     }
-    yield* seg.segment(text.slice(start, end));
+    yield text.slice(start, end);
     start = end;
   }
 }
@@ -152,7 +176,7 @@ export function splitSentences(text: string, language: Language = detectLanguage
   const out: Sentence[] = [];
   splitBlocks(text).forEach((block, blockIndex) => {
     const parts: string[] = [];
-    for (const { segment } of segmentsOf(block.text, language, 'sentence')) {
+    for (const segment of sentenceTexts(block.text, language)) {
       const trimmed = segment.trim();
       if (!trimmed) continue;
       const last = parts.length - 1;

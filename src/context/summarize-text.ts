@@ -82,47 +82,67 @@ const ZH_STOP = new Set(
 /** Chinese function words of one character: a bigram never spans one (termsOf). */
 const ZH_BREAKS: ReadonlySet<string> = new Set([...ZH_STOP].filter((w) => w.length === 1));
 
-function contentWords(text: string, language: Language): string[] {
-  return termsOf(text, language, ZH_BREAKS).filter((w) => !EN_STOP.has(w) && !ZH_STOP.has(w));
-}
-
 interface Scored {
   index: number;
   sentence: Sentence;
-  words: Set<string>;
+  /** Its distinct content terms, as ids of the text's terms, in order of first occurrence. */
+  terms: number[];
   score: number;
 }
 
+/**
+ * Term-frequency scores. Each distinct term of the text gets an id on first sight (stop words none),
+ * so an occurrence costs one map lookup and a sentence's terms are a list of ids; the sums run over
+ * the same terms in the same order as with a set of words per sentence.
+ */
 function scoreSentences(sentences: readonly Sentence[], language: Language, numericBonus: boolean): Scored[] {
-  const bags = sentences.map((s) => contentWords(s.text, language));
-  const tf = new Map<string, number>();
-  for (const bag of bags) for (const w of bag) tf.set(w, (tf.get(w) ?? 0) + 1);
+  const ids = new Map<string, number>();
+  const tf: number[] = [];
+  const bags = sentences.map((s) => {
+    const bag: number[] = [];
+    for (const w of termsOf(s.text, language, ZH_BREAKS)) {
+      let id = ids.get(w);
+      if (id === undefined) {
+        id = EN_STOP.has(w) || ZH_STOP.has(w) ? -1 : tf.push(0) - 1;
+        ids.set(w, id);
+      }
+      if (id >= 0) {
+        bag.push(id);
+        tf[id]!++;
+      }
+    }
+    return bag;
+  });
   let maxTf = 1;
-  for (const n of tf.values()) if (n > maxTf) maxTf = n;
+  for (const n of tf) if (n > maxTf) maxTf = n;
   // Luhn's "significant words": in a text of some length, a word seen once says nothing about its
   // themes. A small base keeps the position bonuses meaningful when no word repeats.
   const minTf = sentences.length >= 5 ? 2 : 1;
+  const seenIn = new Int32Array(tf.length).fill(-1);
   return sentences.map((sentence, index) => {
-    const words = new Set(bags[index]);
+    const terms: number[] = [];
     let sum = 0;
-    for (const w of words) {
-      const n = tf.get(w) ?? 0;
+    for (const id of bags[index]!) {
+      if (seenIn[id] === index) continue;
+      seenIn[id] = index;
+      terms.push(id);
+      const n = tf[id]!;
       if (n >= minTf) sum += n / maxTf;
     }
-    let score = 0.05 + (words.size === 0 ? 0 : sum / Math.sqrt(words.size));
+    let score = 0.05 + (terms.length === 0 ? 0 : sum / Math.sqrt(terms.length));
     if (index === 0) score *= 1.25;
     else if (sentence.indexInBlock === 0) score *= 1.15;
-    if (words.size < 3) score *= 0.5;
+    if (terms.length < 3) score *= 0.5;
     if (numericBonus && /\d/.test(sentence.text)) score *= 1.3;
-    return { index, sentence, words, score };
+    return { index, sentence, terms, score };
   });
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
+function jaccard(a: readonly number[], b: readonly number[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const w of a) if (b.has(w)) shared++;
-  return shared / (a.size + b.size - shared);
+  for (const w of a) if (b.includes(w)) shared++;
+  return shared / (a.length + b.length - shared);
 }
 
 /** Picks by score under the budget, then restores document order; drops picks until it really fits. */
@@ -137,7 +157,7 @@ function pick(candidates: Scored[], maxTokens: number, count: TextTokenCounter):
     // Only whether it fits matters, so counting stops past the room left.
     const t = countUpTo(count, c.sentence.text, maxTokens - used);
     if (used + t > maxTokens) continue;
-    if (chosen.some((s) => jaccard(s.words, c.words) > 0.6)) continue;
+    if (chosen.some((s) => jaccard(s.terms, c.terms) > 0.6)) continue;
     chosen.push(c);
     used += t;
   }
