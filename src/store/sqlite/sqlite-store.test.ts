@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isBatonError } from '../../core/index.ts';
+import { isBatonError, newEvent } from '../../core/index.ts';
 import { ManualClock } from '../../time/index.ts';
 import { runStoreContract, T0, task } from '../store.contract.ts';
 import { runStoreDeliveryContract } from '../store-deliveries.contract.ts';
@@ -284,6 +284,23 @@ describe('SQLite store specifics', () => {
     store.database.prepare("UPDATE checkpoints SET state = '{\"i\": ' WHERE run_id = 'r1'").run();
     const cp = await store.getLastCheckpoint('r1');
     expect(cp?.corrupt).toMatch(/not valid JSON/);
+    await store.close();
+  });
+});
+
+describe('events appended several to a statement', () => {
+  it('gives each the id it is stored under, in order, past one INSERT of EVENTS_PER_INSERT', async () => {
+    const store = await harness.newStore(new ManualClock(T0));
+    await store.createRuns([task('r1')], []);
+    for (const count of [1, 2, 8, 9, 19]) {
+      const appended = await store.appendEvents(
+        Array.from({ length: count }, (_, i) =>
+          newEvent('r1', 'log:message', { level: 'info' as const, message: `m${i}` }),
+        ),
+      );
+      const stored = (await store.readEvents({ runId: 'r1' })).slice(-count);
+      expect(appended.map((e) => [e.id, e.data])).toEqual(stored.map((e) => [e.id, e.data]));
+    }
     await store.close();
   });
 });

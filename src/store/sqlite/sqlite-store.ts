@@ -46,7 +46,7 @@ import { type OpenOptions, openDatabase } from './open-database.ts';
 import * as reads from './run-reads.ts';
 import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
-import { DEFAULT_TTL_MS, SqliteContext } from './sqlite-context.ts';
+import { DEFAULT_TTL_MS, EVENTS_PER_INSERT, SqliteContext } from './sqlite-context.ts';
 import { translateStoreErrors } from './store-errors.ts';
 import { sweepCommitWeight } from './sweep-plan.ts';
 import { type Sweeper, threadSweeper } from './sweeper.ts';
@@ -284,10 +284,14 @@ export class SqliteStore implements Store {
 
   appendEvents(events: readonly NewEvent[], fence?: Fence): Promise<BatonEvent[]> {
     this.guard();
-    return this.ctx.write((scope) => {
-      if (fence) this.ctx.checkFence(fence);
-      return this.ctx.appendEvents(scope, events);
-    });
+    // A read and one INSERT (up to EVENTS_PER_INSERT events): no savepoint needed.
+    return this.ctx.write(
+      (scope) => {
+        if (fence) this.ctx.checkFence(fence);
+        return this.ctx.appendEvents(scope, events);
+      },
+      { atomic: events.length <= EVENTS_PER_INSERT },
+    );
   }
 
   readEvents(query: EventQuery) {

@@ -247,6 +247,18 @@ describe('WriteQueue', () => {
     db.close();
   });
 
+  it('rolls back a failing atomic write (one changing statement, no savepoint) alone', async () => {
+    const { db, queue, write, rows } = openQueue(1_000);
+    const a = write(1);
+    const bad = queue.run(() => db.prepare('INSERT INTO t (v) VALUES (2), (NULL)').run(), { atomic: true });
+    const c = write(3);
+    await expect(bad).rejects.toThrow(/NOT NULL/);
+    await Promise.all([a, c]);
+    expect(queue.commits).toBe(1);
+    expect(rows()).toEqual([1, 3]);
+    db.close();
+  });
+
   it('acknowledges nothing more once a sync fails', async () => {
     const { syncs, durable } = manualSync();
     const { db, write, published } = openQueue(1_000, undefined, () => durable);

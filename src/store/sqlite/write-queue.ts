@@ -35,6 +35,8 @@ interface Pending {
   atCommit?: boolean;
   /** Already answered (an atCommit write): its batch's settling skips it. */
   answered?: boolean;
+  /** Changes the database with at most one statement (WriteOptions.atomic): no savepoint. */
+  atomic?: boolean;
 }
 
 export interface WriteOptions {
@@ -47,6 +49,12 @@ export interface WriteOptions {
    * reads was durable before it started, except what its claim's own transaction wrote.
    */
   atCommit?: boolean;
+  /**
+   * The write changes the database with at most ONE statement, after whatever it reads: SQLite
+   * undoes a failing statement by itself (the transaction goes on), so the write fails alone
+   * without a savepoint of its own — two statements fewer (a run's `attempt:started`).
+   */
+  atomic?: boolean;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -145,6 +153,7 @@ export class WriteQueue {
     return new Promise<T>((resolve, reject) => {
       const p: Pending = { op, resolve: resolve as (v: unknown) => void, reject };
       if (options?.atCommit) p.atCommit = true;
+      if (options?.atomic) p.atomic = true;
       this.pending.push(p);
       this.schedule();
     });
@@ -426,6 +435,14 @@ export class WriteQueue {
     for (const p of this.pending.splice(0)) p.reject(this.broken);
   }
 
+  /** A write of at most one changing statement: a failure left nothing of it to roll back. */
+  private applyAtomic(p: Pending, events: BatonEvent[]): Outcome {
+    const outcome = this.applyAlone(p, events);
+    // Unless the failure took the whole transaction with it (SQLITE_FULL, SQLITE_IOERR: see apply).
+    if (!outcome.ok && !this.db.inTransaction) throw outcome.error;
+    return outcome;
+  }
+
   private applyAlone(p: Pending, events: BatonEvent[]): Outcome {
     const scope: WriteScope = { events: [] };
     try {
@@ -439,6 +456,7 @@ export class WriteQueue {
   }
 
   private apply(p: Pending, events: BatonEvent[]): Outcome {
+    if (p.atomic) return this.applyAtomic(p, events);
     const scope: WriteScope = { events: [] };
     this.savepoint.run();
     try {
