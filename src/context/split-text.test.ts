@@ -86,6 +86,31 @@ describe('termsOf', () => {
     for (const t of texts.filter((x) => !/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(x)))
       expect(termsOf(t, 'en', breaks), t).toEqual(wordsOf(t, 'en'));
   });
+
+  it('finds the regular expression’s matches on strings of any script (the char-code loop is exact)', () => {
+    // The matches termsOf's loop stands for, as the regular expression alone finds them.
+    const hanKana =
+      '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3031-\\u3035\\u309b\\u309c\\u30a0\\u30fc\\uff70';
+    const sea = '\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}';
+    const word = `(?:(?![${hanKana}${sea}])[\\p{L}\\p{M}\\p{Nd}\\p{Nl}_])`;
+    const re = new RegExp(`([${hanKana}]+)|([${sea}]+)|${word}+(?:['’.,]${word}+)*`, 'gu');
+    const reference = (text: string) => {
+      const out: string[] = [];
+      for (const m of text.matchAll(re))
+        if (m[1] !== undefined) out.push(...termsOf(m[1], 'zh', breaks));
+        else if (m[2] !== undefined) out.push(...termsOf(m[2], 'en', breaks));
+        else out.push(m[0].toLowerCase());
+      return out;
+    };
+    const parts = [..."aBz9_ .,'’-中文的ひカーｰกขé\u0301ßİⅫ٣—。\n", '𠀀', '😀', '\ud800', 'x.y', 'ä'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 14 }), (a) => {
+        const text = a.join('');
+        expect(termsOf(text, 'zh', breaks), JSON.stringify(text)).toEqual(reference(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('wordPieces', () => {
