@@ -352,9 +352,16 @@ export class Worker {
           // them a bite per turn of the event loop.
           const limit = Math.min(wanted, this.engine.store.claimBatch ?? CLAIM_BATCH);
           const claimed = await this.claim(limit);
+          // Taken before the attempts below queue their first write, so it comes before the turn
+          // that commits them: the next claim is sized after the bodies that end at once (no-op
+          // runs) freed their slots, and still joins that commit.
+          const beforeTheirCommit = new Promise<void>((resolve) => setImmediate(resolve));
           this.ready.push(...claimed);
           this.launchReady();
-          if (claimed.length === limit) this.again = true;
+          if (claimed.length === limit) {
+            this.again = true;
+            await beforeTheirCommit;
+          }
         }
         await chores;
       } while (this.again && !this.stopped && this.wanted > 0);
