@@ -78,6 +78,48 @@ describe('Lane', () => {
     expect(released).toEqual([1, 2]);
   });
 
+  it('runs a deferred step at once on an idle lane, the rest a slice a turn, and goes on past a step that throws', async () => {
+    let now = 0;
+    // Each step costs 1 ms of the lane's clock; a slice is 2 ms.
+    const lane = new Lane(
+      2,
+      () => Number.POSITIVE_INFINITY,
+      () => now,
+    );
+    const ran: number[] = [];
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      lane.defer(() => {
+        now++;
+        ran.push(1);
+      });
+      expect(ran).toEqual([1]);
+      lane.defer(() => {
+        now++;
+        throw new Error('step 2');
+      });
+      for (const i of [3, 4, 5])
+        lane.defer(() => {
+          now++;
+          ran.push(i);
+        });
+      await Promise.resolve();
+      await Promise.resolve();
+      // 1 and 2 spent the 2 ms slice: 3 waits for the next turn, after due timers could fire.
+      expect(ran).toEqual([1]);
+      await nextTurn();
+      expect(ran).toEqual([1, 3, 4]);
+      await nextTurn();
+      expect(ran).toEqual([1, 3, 4, 5]);
+      expect(lane.queued).toBe(0);
+      expect(uncaught).toEqual([new Error('step 2')]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('releases everyone queued in one turn when nothing is due and the slice allows', async () => {
     const lane = new Lane(1_000, () => Number.POSITIVE_INFINITY);
     const released: number[] = [];

@@ -428,6 +428,50 @@ describe('how long transactions held the event loop', () => {
     db.close();
   });
 
+  it('releases the callers of a synced group a slice a turn, in commit order, events first', async () => {
+    const { syncs, durable } = manualSync();
+    let ms = 0;
+    const db = new Database(join(dir, `q${n++}.db`));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+    const published: number[] = [];
+    const queue = new WriteQueue(db, (events) => published.push(...events.map((e) => e.id)), {
+      sliceMs: 2,
+      untilNextTimer: () => Number.POSITIVE_INFINITY,
+      monotonic: () => ms,
+      durable,
+    });
+    const told: number[] = [];
+    // Each caller's continuation costs 1 ms of the queue's clock, as a run's next step would.
+    const writes = [1, 2, 3, 4, 5].map((v) =>
+      queue
+        .run((scope) => {
+          scope.events.push({ id: v } as BatonEvent);
+          return db.prepare('INSERT INTO t (v) VALUES (?)').run(v).changes;
+        })
+        .then(() => {
+          ms += 1;
+          told.push(v);
+        }),
+    );
+    await turn();
+    expect(syncs).toHaveLength(1);
+    expect(queue.idle).toBe(false);
+    syncs[0]?.done();
+    // Microtasks only, no turn of the loop.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    // The events went out first, then callers until the 2 ms slice was spent; the rest wait a turn.
+    expect(published).toEqual([1, 2, 3, 4, 5]);
+    expect(told.length).toBeGreaterThan(0);
+    expect(told.length).toBeLessThan(5);
+    expect(queue.idle).toBe(false);
+    await Promise.all(writes);
+    expect(told).toEqual([1, 2, 3, 4, 5]);
+    expect(queue.idle).toBe(true);
+    db.close();
+  });
+
   it('syncs nothing for a transaction that changed no row, and answers it after the commits before it', async () => {
     const { syncs, durable } = manualSync();
     const { db, queue, write, rows } = openQueue(1_000, undefined, () => durable);

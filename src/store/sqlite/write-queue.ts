@@ -14,10 +14,15 @@
  * thousand writes would hold the loop for tens of milliseconds while attempt deadlines and delivery
  * times come due. A transaction therefore takes writes only until `sliceMs` of work is spent, then
  * commits; the rest go in the next turn, after due timers have fired.
+ *
+ * Settling is sliced the same way. One sync can acknowledge hundreds of writes, and each caller's
+ * continuation (the next step of a run, its next write) runs as soon as its promise resolves: all of
+ * them at once held the loop for 7-14 ms after a sync, and the deadlines due meanwhile fired that
+ * late. A synced group's callers are released through a `Lane`, a slice of them a turn.
  */
 import type Database from 'better-sqlite3';
 import { BatonError, type BatonEvent } from '../../core/index.ts';
-import { msUntilNextTimer, sliceBudget, systemClock } from '../../time/index.ts';
+import { DEFAULT_LANE_SLICE_MS, Lane, msUntilNextTimer, sliceBudget, systemClock } from '../../time/index.ts';
 import { type DurableSync, noSync } from './wal-sync.ts';
 
 export interface WriteScope {
@@ -59,6 +64,11 @@ export interface WriteOptions {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+function answer(p: Pending, o: Outcome): void {
+  if (o.ok) p.resolve(o.value);
+  else p.reject(o.error);
+}
+
 /** A batch that committed (or rolled back alone) and waits for a sync to settle its callers. */
 interface Settlement {
   batch: Pending[];
@@ -95,6 +105,10 @@ export class WriteQueue {
   private committedSeq = 0;
   private syncedSeq = 0;
   private barriers: Array<{ seq: number; resolve: () => void }> = [];
+  /** Releases synced callers a slice a turn (see the header). */
+  private readonly lane: Lane;
+  /** Steps of this queue still waiting in the lane. */
+  private unreleased = 0;
   /** Writes are held while this is set (pauseUntil). */
   private paused: Promise<void> | undefined;
   /** A failed sync: what was committed may not be on the disk, so nothing more is acknowledged. */
@@ -138,6 +152,7 @@ export class WriteQueue {
     this.monotonic = options.monotonic ?? (() => systemClock.monotonic());
     this.durable = options.durable ?? noSync;
     this.afterCommit = options.afterCommit ?? (() => {});
+    this.lane = new Lane(Math.min(this.sliceMs, DEFAULT_LANE_SLICE_MS), this.untilNextTimer, this.monotonic);
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -211,9 +226,14 @@ export class WriteQueue {
     this.barriers = open;
   }
 
-  /** Nothing queued, nothing waiting for a sync. */
+  /** Nothing queued, nothing waiting for a sync, no caller waiting to be told. */
   get idle(): boolean {
-    return this.pending.length === 0 && this.committed.length === 0 && this.inFlight === undefined;
+    return (
+      this.pending.length === 0 &&
+      this.committed.length === 0 &&
+      this.inFlight === undefined &&
+      this.unreleased === 0
+    );
   }
 
   /**
@@ -232,6 +252,8 @@ export class WriteQueue {
     while (this.pending.length > 0) this.flush();
     this.startSync();
     while (this.inFlight) await this.inFlight;
+    // The lane is FIFO: a turn taken now comes after every caller released so far.
+    while (this.unreleased > 0) await this.lane.turn();
   }
 
   private schedule(): void {
@@ -343,15 +365,19 @@ export class WriteQueue {
       early.push({ p, o: outcomes[i] as Outcome });
     });
     if (early.length === 0) return;
-    const answer = (list: Array<{ p: Pending; o: Outcome }>) => {
-      for (const { p, o } of list) {
-        if (this.broken) p.reject(this.broken);
-        else if (o.ok) p.resolve(o.value);
-        else p.reject(o.error);
-      }
+    const tell = ({ p, o }: { p: Pending; o: Outcome }) => {
+      if (this.broken) p.reject(this.broken);
+      else answer(p, o);
     };
-    if (this.durable === noSync || (this.committed.length === 0 && this.syncing.length === 0)) answer(early);
-    else void this.synced().then(() => answer(early));
+    const nothingUnsynced = this.committed.length === 0 && this.syncing.length === 0;
+    if (this.durable === noSync || (nothingUnsynced && this.unreleased === 0)) {
+      for (const e of early) tell(e);
+      return;
+    }
+    // After the callers released before them, a slice a turn like them.
+    void this.synced().then(() => {
+      for (const e of early) this.later(() => tell(e));
+    });
   }
 
   /**
@@ -365,7 +391,7 @@ export class WriteQueue {
       return;
     }
     void this.synced().then(() => {
-      if (!this.broken) this.settle(s);
+      if (!this.broken) this.settleInTurns(s);
       else for (const p of s.batch) p.reject(this.broken);
     });
   }
@@ -392,7 +418,8 @@ export class WriteQueue {
       () => {
         this.inFlight = undefined;
         this.syncing = [];
-        for (const s of group) this.settle(s);
+        for (const s of group) this.settleInTurns(s);
+        // Barriers pass now: what waits on them and settles callers queues in the lane behind these.
         this.passBarriers(group[group.length - 1]?.seq ?? 0);
         this.startSync();
       },
@@ -408,12 +435,28 @@ export class WriteQueue {
 
   private settle({ batch, outcomes, events }: Settlement): void {
     batch.forEach((p, i) => {
-      if (p.answered) return;
-      const o = outcomes[i] as Outcome;
-      if (o.ok) p.resolve(o.value);
-      else p.reject(o.error);
+      if (!p.answered) answer(p, outcomes[i] as Outcome);
     });
     if (events.length > 0) this.publish(events);
+  }
+
+  /**
+   * Settles a durable batch a caller a step, through the lane (see the header). Its events publish
+   * first, as `settle` publishes them before any caller's continuation runs.
+   */
+  private settleInTurns({ batch, outcomes, events }: Settlement): void {
+    if (events.length > 0) this.later(() => this.publish(events));
+    batch.forEach((p, i) => {
+      if (!p.answered) this.later(() => answer(p, outcomes[i] as Outcome));
+    });
+  }
+
+  private later(step: () => void): void {
+    this.unreleased++;
+    this.lane.defer(() => {
+      this.unreleased--;
+      step();
+    });
   }
 
   /**
