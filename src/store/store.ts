@@ -141,6 +141,16 @@ export interface StoreHealth {
   gauges: Array<{ name: string; help: string; value: number; labels?: Readonly<Record<string, string>> }>;
 }
 
+export interface GetRunOptions {
+  /**
+   * `false`: answer without waiting until every commit made so far is durable (SQLite syncs the WAL
+   * after COMMIT; Postgres commits are durable when they return, so there it changes nothing). Only
+   * for a caller that writes next and answers nothing before that write's own sync, which covers
+   * every earlier commit: resuming a waiting run. @default true
+   */
+  durable?: boolean;
+}
+
 /** The storage port Baton runs on (SQLite file or Postgres): runs, events, checkpoints, timers. */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
@@ -149,7 +159,7 @@ export interface Store {
 
   // runs
   createRuns(runs: readonly NewRun[], events: readonly NewEvent[], effects?: Effects): Promise<void>;
-  getRun(id: string): Promise<RunRecord | undefined>;
+  getRun(id: string, options?: GetRunOptions): Promise<RunRecord | undefined>;
   listRuns(query?: RunQuery): Promise<RunRecord[]>;
   /** Applies a patch atomically with its events; flows advance in the same transaction. */
   transition(

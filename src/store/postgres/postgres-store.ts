@@ -21,6 +21,7 @@ import type {
   ClaimRequest,
   DeliveryTake,
   EventQuery,
+  GetRunOptions,
   RunPatch,
   RunQuery,
   Store,
@@ -55,7 +56,8 @@ export class PostgresStore extends PgStoreBase implements Store {
     return this.op(() => runs.createRuns(this.ctx, list, events, effects));
   }
 
-  getRun(id: string) {
+  /** Postgres commits are durable when they return: `GetRunOptions.durable` changes nothing here. */
+  getRun(id: string, _options?: GetRunOptions) {
     return this.op(() => reads.getRun(this.ctx, id));
   }
 

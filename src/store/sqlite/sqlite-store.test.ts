@@ -61,6 +61,22 @@ describe('SQLite store specifics', () => {
     return store.close();
   });
 
+  it('answers a read at once with durable: false, and a plain read only once what it saw is synced', async () => {
+    const store = openSqliteStore(join(dir, 'peek.db'));
+    const order: string[] = [];
+    const written = store.createRuns([task('peeked')], []).then(() => order.push('write'));
+    // The write commits in this turn's flush; its fdatasync is then on libuv's thread pool.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(store.commitStats.commits).toBeGreaterThan(0);
+    const durable = store.getRun('peeked').then((run) => order.push(`durable ${run?.status}`));
+    const peek = store.getRun('peeked', { durable: false }).then((run) => order.push(`peek ${run?.status}`));
+    await Promise.all([written, durable, peek]);
+    // The peek saw the committed row before its sync; the plain read waited for the sync.
+    expect(order[0]).toBe('peek queued');
+    expect(order.slice(1).sort()).toEqual(['durable queued', 'write']);
+    return store.close();
+  });
+
   it('groups the writes of one event-loop turn into one commit', async () => {
     const store = openSqliteStore(join(dir, 'group.db'), { clock: new ManualClock(T0) });
     const before = store.commitStats.commits;

@@ -26,6 +26,7 @@ import type {
   DeliveryTake,
   EventListener,
   EventQuery,
+  GetRunOptions,
   RecoveredRun,
   RunPatch,
   RunQuery,
@@ -167,11 +168,11 @@ export class SqliteStore implements Store {
     return this.ctx.db.pragma('data_version', { simple: true }) as number;
   }
 
-  async getRun(id: string): Promise<RunRecord | undefined> {
+  async getRun(id: string, options?: GetRunOptions): Promise<RunRecord | undefined> {
     this.guard();
     const run = runs.getRunSync(this.ctx, id);
     // What this read saw is answered only once durable (a result, an HTTP status): see write-queue.ts.
-    await this.ctx.queue.synced();
+    if (options?.durable !== false) await this.ctx.queue.synced();
     return run;
   }
 
