@@ -1,12 +1,14 @@
 /**
  * A claim reads only runs it can take (migration 0023): runs asleep on a timer for later are found
  * by their wake time and never stepped over. A batch of ends locks its runs by key, whatever the
- * table holds. The tests capture the statement the store sends and run it again under EXPLAIN
+ * table holds. A page of top-level runs is read in key order from the primary key (migration 0025
+ * dropped the index that held only top-level runs), not sorted from the whole table. The tests capture the statement the store sends and run it again under EXPLAIN
  * ANALYZE (rolled back) to count the rows of `runs` its plan read.
  */
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { ManualClock } from '../../time/index.ts';
+import { renderRunQuery } from '../run-query.ts';
 import { T0, task } from '../store.contract.ts';
 import { describePostgres, PG_URL, testSchemas, withClient } from './fixtures/pg-test-server.ts';
 import { openPostgresStore, type PostgresStore } from './index.ts';
@@ -147,6 +149,34 @@ describePostgres('Postgres claim plan', () => {
     const plan = await planOf(schema, lock);
     // The twenty runs (and their roots, themselves), their children looked up by index: a few dozen.
     // Written with `OR id IN (…)` the plan read all 10,020 runs, and again for has_children.
+    expect(runsRowsRead(plan)).toBeLessThan(200);
+  });
+
+  it('lists a page of top-level runs from the primary key, stepping over only the steps among them', async () => {
+    const schema = schemas.fresh();
+    pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+    store = await openPostgresStore({ pool, schema, clock: new ManualClock(T0) });
+    // 10,000 top-level runs; every 10th a flow with 4 steps (ids sort right after their flow's).
+    for (let i = 0; i < SLEEPING; i += 2_000)
+      await store.createRuns(
+        Array.from({ length: 2_000 }, (_, k) => {
+          const id = `t${String(i + k).padStart(6, '0')}`;
+          if ((i + k) % 10 !== 0) return [task(id)];
+          return [
+            { ...task(id, { status: 'running' }), kind: 'flow' as const, name: 'flow' },
+            ...[1, 2, 3, 4].map((n) => task(`${id}.${n}`, { parentId: id, rootId: id, stepId: `s${n}` })),
+          ];
+        }).flat(),
+        [],
+      );
+    await withClient((c) => c.query(`ANALYZE "${schema}".runs`));
+    const page = renderRunQuery('postgres', `"${schema}".runs`, { limit: 100 });
+    const listed = await store.listRuns({ limit: 100 });
+    expect(listed.map((r) => r.id)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `t${String(SLEEPING - 1 - i).padStart(6, '0')}`),
+    );
+    const plan = await planOf(schema, page.text, page.values);
+    // 100 returned and the 40 steps of the 10 flows among them; a sort of every top-level run would read 10,000.
     expect(runsRowsRead(plan)).toBeLessThan(200);
   });
 });
