@@ -6,23 +6,18 @@
  * Durability does not block the loop: the connection commits at synchronous=NORMAL (in WAL mode the
  * COMMIT only write()s WAL frames), then `DurableSync` fdatasyncs the WAL on libuv's thread pool.
  * A batch's callers resolve, and its events publish, only after a sync that STARTED after its COMMIT
- * has finished: one sync covers every earlier commit (the WAL is append-only between checkpoints).
- * While one sync is in flight, later batches keep committing; they are acknowledged together by the
- * next sync. Batches settle in commit order.
+ * has finished; while one sync is in flight, later batches keep committing. Batches settle in commit
+ * order, a slice of their callers a turn: commit-settler.ts, which says why.
  *
  * A batch is also a slice of the event loop: better-sqlite3 is synchronous, so a batch of a
  * thousand writes would hold the loop for tens of milliseconds while attempt deadlines and delivery
  * times come due. A transaction therefore takes writes only until `sliceMs` of work is spent, then
  * commits; the rest go in the next turn, after due timers have fired.
- *
- * Settling is sliced the same way. One sync can acknowledge hundreds of writes, and each caller's
- * continuation (the next step of a run, its next write) runs as soon as its promise resolves: all of
- * them at once held the loop for 7-14 ms after a sync, and the deadlines due meanwhile fired that
- * late. A synced group's callers are released through a `Lane`, a slice of them a turn.
  */
 import type Database from 'better-sqlite3';
-import { BatonError, type BatonEvent } from '../../core/index.ts';
+import type { BatonEvent } from '../../core/index.ts';
 import { DEFAULT_LANE_SLICE_MS, Lane, msUntilNextTimer, sliceBudget, systemClock } from '../../time/index.ts';
+import { type Caller, CommitSettler, type Outcome } from './commit-settler.ts';
 import { type DurableSync, noSync } from './wal-sync.ts';
 
 export interface WriteScope {
@@ -32,14 +27,8 @@ export interface WriteScope {
   onCommit?: (commitMs: number) => void;
 }
 
-interface Pending {
+interface Pending extends Caller {
   op: (scope: WriteScope) => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-  /** Answered at its COMMIT once every earlier commit is durable (WriteOptions.atCommit). */
-  atCommit?: boolean;
-  /** Already answered (an atCommit write): its batch's settling skips it. */
-  answered?: boolean;
   /** Changes the database with at most one statement (WriteOptions.atomic): no savepoint. */
   atomic?: boolean;
 }
@@ -62,22 +51,6 @@ export interface WriteOptions {
   atomic?: boolean;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-function answer(p: Pending, o: Outcome): void {
-  if (o.ok) p.resolve(o.value);
-  else p.reject(o.error);
-}
-
-/** A batch that committed (or rolled back alone) and waits for a sync to settle its callers. */
-interface Settlement {
-  batch: Pending[];
-  outcomes: Outcome[];
-  events: BatonEvent[];
-  /** Its place in commit order (see synced()). */
-  seq?: number;
-}
-
 /** Work per transaction before it commits and yields; a single write always goes in whole. */
 export const DEFAULT_SLICE_MS = 4;
 
@@ -97,22 +70,10 @@ export interface WriteQueueOptions {
 export class WriteQueue {
   private pending: Pending[] = [];
   private scheduled = false;
-  /** Settled by the next sync to start. */
-  private committed: Settlement[] = [];
-  /** The sync in flight and the settling of its batches (never rejects). */
-  private inFlight: Promise<void> | undefined;
-  private syncing: Settlement[] = [];
-  private committedSeq = 0;
-  private syncedSeq = 0;
-  private barriers: Array<{ seq: number; resolve: () => void }> = [];
-  /** Releases synced callers a slice a turn (see the header). */
-  private readonly lane: Lane;
-  /** Steps of this queue still waiting in the lane. */
-  private unreleased = 0;
+  /** Syncs what commits and settles its callers, in commit order. */
+  private readonly settler: CommitSettler;
   /** Writes are held while this is set (pauseUntil). */
   private paused: Promise<void> | undefined;
-  /** A failed sync: what was committed may not be on the disk, so nothing more is acknowledged. */
-  private broken: BatonError | undefined;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
@@ -125,7 +86,6 @@ export class WriteQueue {
   private readonly sliceMs: number;
   private readonly untilNextTimer: () => number;
   private readonly monotonic: () => number;
-  private readonly durable: DurableSync;
   private readonly afterCommit: () => void;
   /** The onCommit hooks of the writes in the transaction being built. */
   private commitHooks: Array<(commitMs: number) => void> = [];
@@ -140,19 +100,25 @@ export class WriteQueue {
   commits = 0;
   /** Transactions begun so far: writes that read the same number run in the same transaction. */
   transactions = 0;
-  syncs = 0;
 
   constructor(
     private readonly db: Database.Database,
-    private readonly publish: (events: BatonEvent[]) => void,
+    publish: (events: BatonEvent[]) => void,
     options: WriteQueueOptions = {},
   ) {
     this.sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
     this.untilNextTimer = options.untilNextTimer ?? msUntilNextTimer;
     this.monotonic = options.monotonic ?? (() => systemClock.monotonic());
-    this.durable = options.durable ?? noSync;
     this.afterCommit = options.afterCommit ?? (() => {});
-    this.lane = new Lane(Math.min(this.sliceMs, DEFAULT_LANE_SLICE_MS), this.untilNextTimer, this.monotonic);
+    this.settler = new CommitSettler({
+      durable: options.durable ?? noSync,
+      publish,
+      lane: new Lane(Math.min(this.sliceMs, DEFAULT_LANE_SLICE_MS), this.untilNextTimer, this.monotonic),
+      path: db.name,
+      onBroken: (error) => {
+        for (const p of this.pending.splice(0)) p.reject(error);
+      },
+    });
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -163,8 +129,13 @@ export class WriteQueue {
     this.changesSeen = this.totalChanges.get() as number;
   }
 
+  /** WAL syncs started so far. */
+  get syncs(): number {
+    return this.settler.syncs;
+  }
+
   run<T>(op: (scope: WriteScope) => T, options?: WriteOptions): Promise<T> {
-    if (this.broken) return Promise.reject(this.broken);
+    if (this.settler.broken) return Promise.reject(this.settler.broken);
     return new Promise<T>((resolve, reject) => {
       const p: Pending = { op, resolve: resolve as (v: unknown) => void, reject };
       if (options?.atCommit) p.atCommit = true;
@@ -215,25 +186,12 @@ export class WriteQueue {
    * result) waits for it, so it never reports a state a power loss could still undo.
    */
   synced(): Promise<void> {
-    if (this.committed.length === 0 && this.syncing.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => this.barriers.push({ seq: this.committedSeq, resolve }));
-  }
-
-  private passBarriers(upTo: number): void {
-    this.syncedSeq = Math.max(this.syncedSeq, upTo);
-    const open = this.barriers.filter((b) => b.seq > this.syncedSeq);
-    for (const b of this.barriers) if (b.seq <= this.syncedSeq) b.resolve();
-    this.barriers = open;
+    return this.settler.synced();
   }
 
   /** Nothing queued, nothing waiting for a sync, no caller waiting to be told. */
   get idle(): boolean {
-    return (
-      this.pending.length === 0 &&
-      this.committed.length === 0 &&
-      this.inFlight === undefined &&
-      this.unreleased === 0
-    );
+    return this.pending.length === 0 && this.settler.idle;
   }
 
   /**
@@ -241,19 +199,14 @@ export class WriteQueue {
    * events on (SSE, the timeline) stop below it, so no event leaves the process before it is durable.
    */
   firstUnsyncedEventId(): number | undefined {
-    for (const list of [this.syncing, this.committed])
-      for (const s of list) if (s.events.length > 0) return s.events[0]?.id;
-    return undefined;
+    return this.settler.firstUnsyncedEventId();
   }
 
   /** Commits everything queued now, however long it takes, and waits until it is durable (on close). */
   async drain(): Promise<void> {
     while (this.paused) await this.paused;
     while (this.pending.length > 0) this.flush();
-    this.startSync();
-    while (this.inFlight) await this.inFlight;
-    // The lane is FIFO: a turn taken now comes after every caller released so far.
-    while (this.unreleased > 0) await this.lane.turn();
+    await this.settler.drain();
   }
 
   private schedule(): void {
@@ -288,8 +241,9 @@ export class WriteQueue {
 
   private flushSlice(started: number): void {
     if (this.pending.length === 0) return;
-    if (this.broken) {
-      for (const p of this.pending.splice(0)) p.reject(this.broken);
+    const broken = this.settler.broken;
+    if (broken) {
+      for (const p of this.pending.splice(0)) p.reject(broken);
       return;
     }
     const budget = sliceBudget(this.sliceMs, this.untilNextTimer);
@@ -316,7 +270,11 @@ export class WriteQueue {
         if (!alone.ok) {
           if (this.db.inTransaction) this.rollback.run();
           // Its error may rest on commits not yet synced: it is answered after them, in order.
-          this.settleAfterEarlier({ batch: this.pending.splice(0, 1), outcomes: [alone], events: [] });
+          this.settler.settleAfterEarlier({
+            batch: this.pending.splice(0, 1),
+            outcomes: [alone],
+            events: [],
+          });
           return;
         }
         outcomes.push(alone);
@@ -338,7 +296,7 @@ export class WriteQueue {
     }
     const batch = this.pending.splice(0, taken);
     this.maxBatch = Math.max(this.maxBatch, batch.length);
-    this.answerAtCommit(batch, outcomes);
+    this.settler.answerAtCommit(batch, outcomes);
     // A transaction that changed no row (a claim that found nothing, an idle worker's chores)
     // wrote nothing to the WAL: there is nothing of its own to sync. Before, every one of them
     // had an fdatasync: an idle process synced ~4 times a second, one per poll. One statement a
@@ -347,135 +305,8 @@ export class WriteQueue {
     const changes = this.totalChanges.get() as number;
     const wrote = changes !== this.changesSeen;
     this.changesSeen = changes;
-    if (wrote) this.settleAfterSync({ batch, outcomes, events });
-    else this.settleAfterEarlier({ batch, outcomes, events });
-  }
-
-  /**
-   * Answers the batch's atCommit writes (claims) now if every earlier commit is durable, else once
-   * they are (the barrier of the commits so far, taken before this one counts): not after this
-   * commit's own sync. A claim thus comes back while that sync runs, and the attempts it starts
-   * fill the next commit meanwhile instead of the loop idling on the disk.
-   */
-  private answerAtCommit(batch: Pending[], outcomes: Outcome[]): void {
-    const early: Array<{ p: Pending; o: Outcome }> = [];
-    batch.forEach((p, i) => {
-      if (!p.atCommit) return;
-      p.answered = true;
-      early.push({ p, o: outcomes[i] as Outcome });
-    });
-    if (early.length === 0) return;
-    const tell = ({ p, o }: { p: Pending; o: Outcome }) => {
-      if (this.broken) p.reject(this.broken);
-      else answer(p, o);
-    };
-    const nothingUnsynced = this.committed.length === 0 && this.syncing.length === 0;
-    if (this.durable === noSync || (nothingUnsynced && this.unreleased === 0)) {
-      for (const e of early) tell(e);
-      return;
-    }
-    // After the callers released before them, a slice a turn like them.
-    void this.synced().then(() => {
-      for (const e of early) this.later(() => tell(e));
-    });
-  }
-
-  /**
-   * Settles a batch that wrote nothing once every commit before it is durable: what it read or
-   * answered may rest on them. In commit order, as `synced()` barriers pass after their sync's
-   * batches; if that sync failed, it fails with it.
-   */
-  private settleAfterEarlier(s: Settlement): void {
-    if (this.durable === noSync) {
-      this.settle(s);
-      return;
-    }
-    void this.synced().then(() => {
-      if (!this.broken) this.settleInTurns(s);
-      else for (const p of s.batch) p.reject(this.broken);
-    });
-  }
-
-  private settleAfterSync(s: Settlement): void {
-    // Without a sync to wait for (`:memory:`, synchronous NORMAL) a commit is acknowledged at once.
-    if (this.durable === noSync) {
-      this.settle(s);
-      return;
-    }
-    s.seq = ++this.committedSeq;
-    this.committed.push(s);
-    this.startSync();
-  }
-
-  /** Starts a sync for everything committed so far, unless one is in flight (it starts after). */
-  private startSync(): void {
-    if (this.inFlight || this.committed.length === 0) return;
-    const group = this.committed;
-    this.committed = [];
-    this.syncing = group;
-    this.syncs++;
-    this.inFlight = this.durable.sync().then(
-      () => {
-        this.inFlight = undefined;
-        this.syncing = [];
-        for (const s of group) this.settleInTurns(s);
-        // Barriers pass now: what waits on them and settles callers queues in the lane behind these.
-        this.passBarriers(group[group.length - 1]?.seq ?? 0);
-        this.startSync();
-      },
-      (error: unknown) => {
-        this.inFlight = undefined;
-        this.syncing = [];
-        this.fail(group, error);
-        // Readers go on (with the error the writes got, the store acknowledges nothing more).
-        this.passBarriers(Number.POSITIVE_INFINITY);
-      },
-    );
-  }
-
-  private settle({ batch, outcomes, events }: Settlement): void {
-    batch.forEach((p, i) => {
-      if (!p.answered) answer(p, outcomes[i] as Outcome);
-    });
-    if (events.length > 0) this.publish(events);
-  }
-
-  /**
-   * Settles a durable batch a caller a step, through the lane (see the header). Its events publish
-   * first, as `settle` publishes them before any caller's continuation runs.
-   */
-  private settleInTurns({ batch, outcomes, events }: Settlement): void {
-    if (events.length > 0) this.later(() => this.publish(events));
-    batch.forEach((p, i) => {
-      if (!p.answered) this.later(() => answer(p, outcomes[i] as Outcome));
-    });
-  }
-
-  private later(step: () => void): void {
-    this.unreleased++;
-    this.lane.defer(() => {
-      this.unreleased--;
-      step();
-    });
-  }
-
-  /**
-   * An fdatasync that fails may have dropped the pages it could not write (Linux forgets them), so a
-   * later sync that succeeds proves nothing about them: no write of this process is acknowledged any
-   * more. What is on the disk is consistent (the WAL's checksums end at the last good frame); a new
-   * process recovers from there, as after a crash.
-   */
-  private fail(group: Settlement[], cause: unknown): void {
-    const path = this.db.name;
-    this.broken = new BatonError(
-      'STORE_UNAVAILABLE',
-      `${path}: the write-ahead log could not be synced to the disk (${(cause as Error).message}); this process acknowledges no more writes — restart it`,
-      { cause, data: { path } },
-    );
-    const waiting = [...group, ...this.committed];
-    this.committed = [];
-    for (const s of waiting) for (const p of s.batch) if (!p.answered) p.reject(this.broken);
-    for (const p of this.pending.splice(0)) p.reject(this.broken);
+    if (wrote) this.settler.settleAfterSync({ batch, outcomes, events });
+    else this.settler.settleAfterEarlier({ batch, outcomes, events });
   }
 
   /** A write of at most one changing statement: a failure left nothing of it to roll back. */
