@@ -48,7 +48,8 @@ import { TimeKeeper, type TimeKeeperInit } from './time-keeper.ts';
 export interface AttemptContextInit {
   store: Store;
   clock: Clock;
-  log: Logger;
+  /** The attempt's logger, built on first use: most attempts never log, and a child logger costs. */
+  log: () => Logger;
   fence: Fence;
   runId: string;
   rootId: string;
@@ -60,7 +61,8 @@ export interface AttemptContextInit {
   deadlineAt: number | null;
   version: number;
   signal: AbortSignal;
-  memo: Map<string, unknown>;
+  /** Recorded steps by key; absent when there are none (a first attempt), made on the first record. */
+  memo: Map<string, unknown> | undefined;
   lastCheckpoint: CheckpointView | undefined;
   /** Sequence number of the newest stored checkpoint (valid or not), for checkpoint ids. */
   lastSeq: number;
@@ -86,7 +88,6 @@ export class AttemptContext implements TaskContext {
   readonly attempt: number;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
-  readonly log: Logger;
   readonly clock: Clock;
   readonly lastCheckpoint: CheckpointView | undefined;
   readonly dependencies: Readonly<Record<string, DependencyOutput>>;
@@ -107,6 +108,8 @@ export class AttemptContext implements TaskContext {
   private used: Set<string> | undefined;
   private lastProgressAt = Number.NEGATIVE_INFINITY;
   private itemsTotal: number | undefined;
+  private log_: Logger | undefined;
+  private memo: Map<string, unknown> | undefined;
 
   constructor(private readonly init: AttemptContextInit) {
     this.runId = init.runId;
@@ -116,7 +119,6 @@ export class AttemptContext implements TaskContext {
     this.attempt = init.attempt;
     this.timeoutMs = init.timeoutMs;
     this.signal = init.signal;
-    this.log = init.log;
     this.clock = init.clock;
     this.lastCheckpoint = init.lastCheckpoint;
     this.dependencies = init.dependencies;
@@ -124,6 +126,17 @@ export class AttemptContext implements TaskContext {
     this.fast = init.fast;
     this.deadlineAt = init.deadlineAt;
     this.lastState = init.lastCheckpoint?.state;
+    this.memo = init.memo;
+  }
+
+  private remember(key: string, value: unknown): void {
+    this.memo ??= new Map();
+    this.memo.set(key, value);
+  }
+
+  get log(): Logger {
+    this.log_ ??= this.init.log();
+    return this.log_;
   }
 
   get time(): TimeKeeper {
@@ -217,7 +230,7 @@ export class AttemptContext implements TaskContext {
     );
     if (!read) return undefined;
     const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
-    this.init.memo.set(key, value);
+    this.remember(key, value);
     return value;
   }
 
@@ -255,9 +268,9 @@ export class AttemptContext implements TaskContext {
         },
       );
     this.used.add(key);
-    if (this.init.memo.has(key)) {
+    if (this.memo?.has(key)) {
       this.replayed.push(key);
-      return { hit: true, value: this.init.memo.get(key) };
+      return { hit: true, value: this.memo.get(key) };
     }
     this.ensureOpen(`ctx.step("${key}")`);
     return { hit: false };
@@ -275,7 +288,7 @@ export class AttemptContext implements TaskContext {
       { key, attempt: this.attempt, output: stored, version: this.init.version },
       [newEvent(this.runId, 'step:completed', { key, durationMs: Math.round(durationMs) })],
     );
-    this.init.memo.set(key, stored);
+    this.remember(key, stored);
     return stored;
   }
 

@@ -45,18 +45,23 @@ export function earliestWake(waits: readonly DurableWait[]): number | null {
 
 export class DurableWaits {
   private readonly waits: DurableWait[] = [];
-  private readonly counters = new Map<string, number>();
+  /** Made on the first unkeyed call: most attempts make none, and every attempt has one of these. */
+  private counters: Map<string, number> | undefined;
   private busy = 0;
   private checking = false;
   private settled = false;
-  private resolve!: (waits: readonly DurableWait[]) => void;
-  /** Resolves with the pending waits once the body can go no further without them. */
-  readonly suspended: Promise<readonly DurableWait[]>;
+  /** Called once with the pending waits when the body can go no further without them. */
+  private onSuspend: ((waits: readonly DurableWait[]) => void) | undefined;
+  /** Waits that suspended the body before anyone asked (see whenSuspended). */
+  private suspendedWith: readonly DurableWait[] | undefined;
 
-  constructor() {
-    this.suspended = new Promise((resolve) => {
-      this.resolve = resolve;
-    });
+  /**
+   * `fn` gets the pending waits once the body can go no further without them (a callback, not a
+   * promise: each attempt has one, and almost none suspends).
+   */
+  whenSuspended(fn: (waits: readonly DurableWait[]) => void): void {
+    if (this.suspendedWith) fn(this.suspendedWith);
+    else this.onSuspend = fn;
   }
 
   /**
@@ -66,6 +71,7 @@ export class DurableWaits {
    */
   nextKey(kind: 'sleep' | 'invoke' | 'signal', own: string | undefined): string {
     if (own !== undefined) return `baton:${kind}:${own}`;
+    this.counters ??= new Map();
     const n = (this.counters.get(kind) ?? 0) + 1;
     this.counters.set(kind, n);
     return `baton:${kind}:${n}`;
@@ -100,7 +106,9 @@ export class DurableWaits {
       this.checking = false;
       if (this.settled || this.busy > 0 || this.waits.length === 0) return;
       this.settled = true;
-      this.resolve([...this.waits]);
+      const waits = [...this.waits];
+      if (this.onSuspend) this.onSuspend(waits);
+      else this.suspendedWith = waits;
     });
   }
 }

@@ -3,6 +3,8 @@
  * calls this for every run it claims and frees the slot when it returns — at the latest at the
  * attempt's deadline plus its grace period, whatever the task body does.
  */
+
+import type { Logger } from 'pino';
 import {
   BatonError,
   isBatonError,
@@ -70,7 +72,12 @@ export async function executeAttempt(
     timeoutMs = Math.min(timeoutMs, Math.max(0, run.deadlineAt - engine.clock.now()));
   // A serverless host's hard limit (less its safety margin) caps every invocation.
   if (options.invocationTimeoutMs !== undefined) timeoutMs = Math.min(timeoutMs, options.invocationTimeoutMs);
-  const log = engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
+  // Built on first use: only an attempt that logs pays for its child logger.
+  let log_: Logger | undefined;
+  const log = (): Logger => {
+    log_ ??= engine.logger.child({ runId: run.id, task: run.name, attempt: run.attempt });
+    return log_;
+  };
   const s: AttemptSummary = {
     run,
     options,
@@ -98,7 +105,8 @@ export async function executeAttempt(
         return;
       }
     }
-    const prepared = await prepareAttempt(engine, run, task, fence);
+    const preparing = prepareAttempt(engine, run, task, fence);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     s.resumedFromCheckpoint = prepared.lastCheckpoint !== undefined;
     if (timeoutMs <= 0) {
       // The run's budget is spent before this attempt could start: escalate with what is saved.
@@ -127,17 +135,18 @@ export async function executeAttempt(
       startError = { error };
       controller.abort(error);
     });
+    // Assigned, not spread from conditional objects: each spread is a temporary object per attempt.
+    const checkpoints: TimeKeeperInit['checkpoints'] = {};
+    if (task.agent !== undefined) checkpoints.agent = task.agent;
+    if (task.checkpointEvery !== null) checkpoints.every = task.checkpointEvery;
     const time: TimeKeeperInit = {
       startMs: run.startedAt ?? engine.clock.now(),
       budgetMs: run.budgetMs ?? policy.agentTimeoutMs,
-      ...(task.thresholds ? { thresholds: task.thresholds } : {}),
-      ...(task.degradation ? { degradation: task.degradation } : {}),
-      checkpoints: {
-        ...(task.agent !== undefined ? { agent: task.agent } : {}),
-        ...(task.checkpointEvery !== null ? { every: task.checkpointEvery } : {}),
-      },
+      checkpoints,
       itemsAnalyzed: prepared.lastCheckpoint?.itemsAnalyzed ?? 0,
     };
+    if (task.thresholds) time.thresholds = task.thresholds;
+    if (task.degradation) time.degradation = task.degradation;
     const ctx = new AttemptContext({
       store: engine.store,
       clock: engine.clock,
@@ -186,19 +195,14 @@ export async function executeAttempt(
       });
       return thread.result;
     };
-    // A body that can go no further without a durable wait ends the attempt (see durable-waits.ts).
-    const suspendable = () =>
-      Promise.race([
-        body(),
-        ctx.waits.suspended.then((waits) => {
-          throw new Suspension(waits);
-        }),
-      ]);
-    const outcome = await raceAttempt(suspendable, {
+    const outcome = await raceAttempt(body, {
       clock: engine.clock,
       controller,
       timeoutMs,
       graceMs: task.graceMs,
+      // A body that can go no further without a durable wait ends the attempt (see durable-waits.ts).
+      settleEarly: (settle) =>
+        ctx.waits.whenSuspended((waits) => settle({ kind: 'error', error: new Suspension(waits) })),
     });
     ctx.close(outcome.kind === 'interrupted' ? 'interrupted' : 'finished');
     // The hard deadline: timeout and grace have passed (or the task ended); a spinning thread stops here.
@@ -250,26 +254,26 @@ export async function executeAttempt(
     }
     if (!isBatonError(outcome.reason, 'TIMEOUT')) {
       // Cancelled, lease lost or shutting down: someone else owns what happens next.
-      log.info({ reason: serializeError(outcome.reason).message }, 'attempt interrupted');
+      log().info({ reason: serializeError(outcome.reason).message }, 'attempt interrupted');
       return;
     }
     await afterTimeout(engine, s, input, findingsOf(prepared, ctx.findings, outcome.late), 'timeout');
   } catch (err) {
     if (isBatonError(err, 'LEASE_LOST') || isBatonError(err, 'RUN_NOT_FOUND')) {
-      log.warn({ err: serializeError(err).message }, 'lease lost; the attempt stops without writing');
+      log().warn({ err: serializeError(err).message }, 'lease lost; the attempt stops without writing');
       return;
     }
     if (isBatonError(err, 'STORE_UNAVAILABLE')) {
       // A full disk or an I/O error: ending the run as failed would not be written either, and
       // the attempt's work is kept (memoized steps, checkpoints). The run stays under its lease,
       // which this worker no longer renews, and is retried when the lease expires.
-      log.warn(
+      log().warn(
         { err: serializeError(err).message },
         'the store cannot record the end of the attempt; retried after its lease',
       );
       throw err;
     }
-    log.error({ err: serializeError(err) }, 'attempt could not record its end');
+    log().error({ err: serializeError(err) }, 'attempt could not record its end');
     // Left running, the run would be claimed again after its lease, fail the same way and be
     // requeued forever. End it as failed (fenced, so a lost lease still writes nothing); if even
     // that write fails, the store is the problem and lease recovery retries later.

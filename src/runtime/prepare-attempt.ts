@@ -10,30 +10,51 @@ import type { Engine } from './engine.ts';
 import type { CheckpointView, DependencyOutput } from './task-context.ts';
 
 export interface PreparedAttempt {
-  memo: Map<string, unknown>;
+  /** Recorded steps of the task's version by key; absent when there are none. */
+  memo: Map<string, unknown> | undefined;
   /** Sequence number of the newest stored checkpoint, valid or not (0 when none). */
   lastSeq: number;
   lastCheckpoint: CheckpointView | undefined;
   dependencies: Record<string, DependencyOutput>;
 }
 
-export async function prepareAttempt(
+/**
+ * Steps and checkpoints are written only under a lease (fenced), and every claim increments the
+ * lease token: a run on its first lease has none, so its first attempt skips both reads. With no
+ * flow dependencies either, there is nothing to read at all, and the answer comes back at once
+ * rather than as a promise: most attempts are such, and each promise and await is garbage the
+ * collector copies while a thousand attempts start together.
+ */
+export function prepareAttempt(
+  engine: Engine,
+  run: RunRecord,
+  task: TaskDefinition,
+  fence: Fence,
+): PreparedAttempt | Promise<PreparedAttempt> {
+  if (run.leaseToken === 1 && !(run.parentId && run.dependsOn.length > 0))
+    return { memo: undefined, lastSeq: 0, lastCheckpoint: undefined, dependencies: {} };
+  return readPrepared(engine, run, task, fence);
+}
+
+async function readPrepared(
   engine: Engine,
   run: RunRecord,
   task: TaskDefinition,
   fence: Fence,
 ): Promise<PreparedAttempt> {
   const { store } = engine;
-  // Steps and checkpoints are written only under a lease (fenced), and every claim increments the
-  // lease token: a run on its first lease has none, so its first attempt skips both reads.
   const first = run.leaseToken === 1;
   const [steps, last, siblings] = await Promise.all([
     first ? [] : store.getSteps(run.id),
     first ? undefined : store.getLastCheckpoint(run.id),
     run.parentId && run.dependsOn.length > 0 ? store.listRuns({ parentId: run.parentId, limit: 10_000 }) : [],
   ]);
-  const memo = new Map<string, unknown>();
-  for (const s of steps) if (s.version === task.version) memo.set(s.key, s.output);
+  let memo: Map<string, unknown> | undefined;
+  for (const s of steps) {
+    if (s.version !== task.version) continue;
+    memo ??= new Map();
+    memo.set(s.key, s.output);
+  }
 
   let lastCheckpoint: CheckpointView | undefined;
   if (last) {

@@ -18,48 +18,86 @@ export type RaceOutcome =
       late?: Settled;
     };
 
-export async function raceAttempt(
+/** The listener options of the abort wait, made once rather than per attempt. */
+const ONCE = { once: true } as const;
+
+/**
+ * One promise and a few closures per attempt, not a race of promises: a thousand attempts start and
+ * time out together, and every promise, reaction and closure they leave is garbage the young
+ * generation's collector copies while their deadlines come due.
+ */
+export function raceAttempt(
   body: () => Promise<unknown>,
-  options: { clock: Clock; controller: AbortController; timeoutMs: number | null; graceMs: number },
+  options: {
+    clock: Clock;
+    controller: AbortController;
+    timeoutMs: number | null;
+    graceMs: number;
+    /** Lets the caller end the body's part early (a suspension): the first of the two counts. */
+    settleEarly?: (settle: (outcome: Settled) => void) => void;
+  },
 ): Promise<RaceOutcome> {
   const { clock, controller, timeoutMs, graceMs } = options;
-  const work: Promise<Settled> = body().then(
-    (value) => ({ kind: 'ok', value }),
-    (error: unknown) => ({ kind: 'error', error }),
-  );
-  const timer =
-    timeoutMs === null
-      ? undefined
-      : clock.setTimer(timeoutMs, () =>
-          controller.abort(
-            new BatonError('TIMEOUT', `attempt timed out after ${timeoutMs} ms`, {
-              data: { timeoutMs },
-              stack: false,
-            }),
-          ),
-        );
-  let onAbort: (() => void) | undefined;
-  const interrupted = new Promise<'interrupted'>((resolve) => {
-    if (controller.signal.aborted) return resolve('interrupted');
-    onAbort = () => resolve('interrupted');
-    controller.signal.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
+  return new Promise<RaceOutcome>((resolve) => {
+    /** What the body did, once it did it. */
+    let work: Settled | undefined;
+    /** running → (aborted → waiting for the lane → grace) → over. */
+    let phase: 'running' | 'lane' | 'grace' | 'over' = 'running';
+    let timer: ReturnType<Clock['setTimer']> | undefined;
+    let graceTimer: ReturnType<Clock['setTimer']> | undefined;
+    const interrupted = (late: Settled | undefined): void => {
+      phase = 'over';
+      resolve(
+        late
+          ? { kind: 'interrupted', reason: signal.reason, late }
+          : { kind: 'interrupted', reason: signal.reason },
+      );
+    };
+    const settle = (outcome: Settled): void => {
+      if (work) return;
+      work = outcome;
+      if (phase === 'running') {
+        phase = 'over';
+        clock.clearTimer(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      } else if (phase === 'grace') {
+        clock.clearTimer(graceTimer);
+        interrupted(outcome);
+      }
+      // In 'lane' the outcome is kept: it is what the task handed back within its grace.
+    };
+    const onAbort = (): void => {
+      if (phase !== 'running') return;
+      phase = 'lane';
+      clock.clearTimer(timer);
+      // Everything after here (recording the timeout, retrying, escalating) waits its turn on the
+      // loop's lane, so that the other deadlines due about now fire first instead of queueing behind it.
+      void loopLane.turn().then(() => {
+        if (work) return interrupted(work);
+        phase = 'grace';
+        graceTimer = clock.setTimer(graceMs, () => {
+          if (phase === 'grace') interrupted(undefined);
+        });
+      });
+    };
+    body().then(
+      (value) => settle({ kind: 'ok', value }),
+      (error: unknown) => settle({ kind: 'error', error }),
+    );
+    options.settleEarly?.(settle);
+    if (phase !== 'running') return;
+    if (signal.aborted) return onAbort();
+    if (timeoutMs !== null)
+      timer = clock.setTimer(timeoutMs, () =>
+        controller.abort(
+          new BatonError('TIMEOUT', `attempt timed out after ${timeoutMs} ms`, {
+            data: { timeoutMs },
+            stack: false,
+          }),
+        ),
+      );
+    signal.addEventListener('abort', onAbort, ONCE);
   });
-  const first = await Promise.race([work, interrupted]);
-  clock.clearTimer(timer);
-  if (first !== 'interrupted') {
-    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
-    return first;
-  }
-  // Everything after here (recording the timeout, retrying, escalating) waits its turn on the
-  // loop's lane, so that the other deadlines due about now fire first instead of queueing behind it.
-  await loopLane.turn();
-  let graceTimer: ReturnType<Clock['setTimer']> | undefined;
-  const graceOver = new Promise<'over'>((resolve) => {
-    graceTimer = clock.setTimer(graceMs, () => resolve('over'));
-  });
-  const late = await Promise.race([work, graceOver]);
-  clock.clearTimer(graceTimer);
-  return late === 'over'
-    ? { kind: 'interrupted', reason: controller.signal.reason }
-    : { kind: 'interrupted', reason: controller.signal.reason, late };
 }

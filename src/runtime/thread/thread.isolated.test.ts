@@ -90,7 +90,7 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
   const ctx = new AttemptContext({
     store,
     clock: systemClock,
-    log: o.log ?? captureLog().log,
+    log: () => o.log ?? captureLog().log,
     fence: o.fence ?? { runId: run.id, token: run.leaseToken },
     fetchRef: async () => {
       throw new Error('no references in these tests');
