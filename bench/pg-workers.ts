@@ -3,8 +3,9 @@
  * `worker` processes (concurrency 10 each) on one schema, and how long writers wait for the event-id
  * advisory lock that every transaction appending events holds until COMMIT.
  *
- * The runs are created first, in one write, while the workers idle; the clock starts when they are
- * committed and stops when the last one has succeeded (polled every 20 ms). `lock_waits` samples
+ * The runs are created first, in one write with their `run:created` events (whose hint wakes the
+ * idle workers); the clock starts when they are committed and stops when the last one has
+ * succeeded (polled every 20 ms). `lock_waits` samples
  * pg_locks every 20 ms during the run: the mean number of backends waiting on that advisory lock
  * (≈ 0: the lock is not what limits the rate; ≈ processes − 1: every writer queues behind it).
  * Postgres: BATON_BENCH_PG_URL, else the local test server. The machine has 2 cores: 4 processes
@@ -14,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { newEvent } from '../src/core/index.ts';
 import { openPostgresStore } from '../src/store/postgres/index.ts';
 import { LOCK_EVENTS } from '../src/store/postgres/sql.ts';
 import { round } from './_stats.ts';
@@ -61,7 +63,9 @@ async function measure(processes: number): Promise<{ perSecond: number; lockWait
         input: {},
         status: 'queued' as const,
       })),
-      [],
+      // As start() writes them: the commit's `work` hint wakes the idle workers. Without events none
+      // was sent, and they found the runs only at their next safety poll (up to 5 s, timed here).
+      ids.map((id) => newEvent(id, 'run:created', { name: 'bench.noop', kind: 'task' })),
     );
     const t0 = performance.now();
     let waits = 0;

@@ -22,7 +22,7 @@
  */
 import pg from 'pg';
 import type { RunRecord } from '../records.ts';
-import { PG_TYPES } from './sql.ts';
+import { objectRows, PG_TYPES } from './sql.ts';
 
 /** The column of the statement that reports a first try's transaction id (see `begin`). */
 const XID_COLUMN = 'baton_xid';
@@ -48,6 +48,9 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+/** Called with each row of a message as it arrives: its values, in the order of its columns. */
+export type RowListener = (row: readonly unknown[], fields: readonly pg.FieldDef[]) => void;
+
 /** A statement written once for many rows (see merged-writes.ts): its shape's key, and how to render it. */
 export interface RowStatement {
   readonly key: string;
@@ -70,6 +73,8 @@ interface Kept {
   rows: Array<readonly unknown[]>;
   /** The runs it reads or changes; undefined: unknown (no statement is moved across it). */
   footprint: Set<string> | undefined;
+  /** Its rows as arrays of values (`rowMode: 'array'`), not objects. */
+  arrays?: boolean;
 }
 
 export class BatchConn {
@@ -104,25 +109,40 @@ export class BatchConn {
 
   /**
    * Sends whatever was kept and then `tail` (COMMIT and what follows it), all in one message; its
-   * rows reach `onRow` as they arrive. Kept statements' results are filled in when it succeeds.
+   * rows reach `onRow` as they arrive (values, and their columns). Kept statements' results are
+   * filled in when it succeeds.
    */
-  async sendWith(tail: string, onRow: (row: Record<string, unknown>) => void): Promise<void> {
+  async sendWith(tail: string, onRow: RowListener): Promise<void> {
     const kept = this.kept;
     this.kept = [];
     const results = await this.send([...this.render(kept), tail].join(';\n'), onRow);
     this.fill(kept, results);
   }
 
-  /** Sends a statement (with whatever was kept) and returns its rows. */
-  async query<R>(text: string, values: readonly unknown[], touches: Touch): Promise<QueryResult<R>> {
+  /**
+   * Sends a statement (with whatever was kept) and returns its rows: objects, or with `arrays` each
+   * row's values in column order (`rowMode: 'array'`).
+   */
+  async query<R>(
+    text: string,
+    values: readonly unknown[],
+    touches: Touch,
+    arrays = false,
+  ): Promise<QueryResult<R>> {
     this.touch(touches);
     if (this.kept.length === 0) {
-      const result = await this.client.query({ text, values: values as unknown[], types: PG_TYPES });
+      const result = await this.client.query({
+        text,
+        values: values as unknown[],
+        types: PG_TYPES,
+        ...(arrays ? { rowMode: 'array' as const } : {}),
+      });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     }
     this.kept.push({ text: renderLiterals(text, values), rows: [], footprint: undefined });
     const result = await this.sendKept();
-    return { rows: (result?.rows ?? []) as R[], rowCount: result?.rowCount ?? 0 };
+    if (!result) return { rows: [], rowCount: 0 };
+    return { rows: (arrays ? result.rows : objectRows(result)) as R[], rowCount: result.rowCount ?? 0 };
   }
 
   /** A statement whose result is not needed: kept for the next round trip, or sent now when careful. */
@@ -139,10 +159,15 @@ export class BatchConn {
    * A statement whose rows the write needs only once the batch has committed (a claim: the runs it
    * returns): kept like `later`, its rows are in the handle after the round trip that carries it.
    */
-  async laterQuery<R>(text: string, values: readonly unknown[], touches: Touch): Promise<Later<R>> {
+  async laterQuery<R>(
+    text: string,
+    values: readonly unknown[],
+    touches: Touch,
+    arrays = false,
+  ): Promise<Later<R>> {
     const later = new Later<R>();
     if (!this.fast) {
-      Object.assign(later, await this.query<R>(text, values, touches));
+      Object.assign(later, await this.query<R>(text, values, touches, arrays));
       return later;
     }
     this.touch(touches);
@@ -151,6 +176,7 @@ export class BatchConn {
       rows: [],
       footprint: undefined,
       result: later as Later<unknown>,
+      arrays,
     });
     return later;
   }
@@ -215,20 +241,26 @@ export class BatchConn {
     });
   }
 
-  /** Several statements answer with one result each, in order. */
+  /** Several statements answer with one result each, in order (rows as arrays: see `send`). */
   private fill(kept: readonly Kept[], results: readonly pg.QueryResult[]): void {
     kept.forEach((k, i) => {
       if (!k.result) return;
-      k.result.rows = results[i]?.rows ?? [];
-      k.result.rowCount = results[i]?.rowCount ?? 0;
+      const result = results[i];
+      k.result.rows = result === undefined ? [] : k.arrays ? result.rows : objectRows(result);
+      k.result.rowCount = result?.rowCount ?? 0;
     });
   }
 
-  /** One simple-protocol message; the transaction id is taken from its row the moment it arrives. */
-  private send(text: string, onRow?: (row: Record<string, unknown>) => void): Promise<pg.QueryResult[]> {
+  /**
+   * One simple-protocol message; the transaction id is taken from its row the moment it arrives.
+   * Rows come as arrays (one query's row mode holds for all its statements); a statement whose
+   * writer wants objects gets them made from its columns (`objectRows`), as node-postgres would.
+   */
+  private send(text: string, onRow?: RowListener): Promise<pg.QueryResult[]> {
     return new Promise((resolve, reject) => {
       const query = new pg.Query(
-        { text, types: PG_TYPES },
+        // A QueryArrayConfig; node-postgres's types give its Query constructor only QueryConfig.
+        { text, types: PG_TYPES, rowMode: 'array' } as pg.QueryConfig,
         undefined,
         (error: Error | undefined, answer: pg.QueryResult | pg.QueryResult[]) => {
           if (error) reject(error);
@@ -237,9 +269,10 @@ export class BatchConn {
       );
       const watchXid = this.xid === undefined && this.fast;
       if (watchXid || onRow)
-        query.on('row', (row: Record<string, unknown>) => {
-          if (watchXid && row[XID_COLUMN] !== undefined) this.xid = String(row[XID_COLUMN]);
-          onRow?.(row);
+        query.on('row', (row: unknown[], result?: pg.ResultBuilder) => {
+          const fields = result?.fields ?? [];
+          if (watchXid && fields[0]?.name === XID_COLUMN) this.xid = String(row[0]);
+          onRow?.(row, fields);
         });
       this.client.query(query);
     });

@@ -4,6 +4,7 @@ import type { RunRecord, WorkerRecord } from '../records.ts';
 import { type RunRow, toRun, toWorker } from '../rows.ts';
 import type { ClaimRequest, RecoveredRun } from '../store.ts';
 import type { PgContext } from './pg-context.ts';
+import { runColumns, runFromArray } from './run-columns.ts';
 import { LOCK_TASK_LIMIT } from './sql.ts';
 import { AfterCommit, type Tx } from './write-queue.ts';
 
@@ -143,9 +144,9 @@ function claimStatement(
        started_at = coalesce(started_at, $3),
        deadline_at = coalesce(deadline_at, CASE WHEN budget_ms IS NULL THEN NULL ELSE $3 + budget_ms END),
        updated_at = $3
-     FROM picked WHERE r.id = picked.id RETURNING r.*)
+     FROM picked WHERE r.id = picked.id RETURNING ${runColumns('r')})
      -- In claim order (priority, then id), as a separate read of the candidates would give them.
-     SELECT claimed.* FROM claimed${asynchronous} ORDER BY priority DESC, id`,
+     SELECT ${runColumns('claimed')} FROM claimed${asynchronous} ORDER BY claimed.priority DESC, claimed.id`,
     values: [
       req.owner,
       now + req.leaseMs,
@@ -158,10 +159,12 @@ function claimStatement(
   };
 }
 
-function claimed(ctx: PgContext, rows: readonly RunRow[]): RunRecord[] {
+/** The runs a claimStatement returned (rows as arrays, in runColumns order). */
+function claimed(ctx: PgContext, rows: readonly unknown[][]): RunRecord[] {
   return rows.map((row) => {
-    ctx.rememberRoot(row.id, row.root_id);
-    return toRun(row);
+    const { run } = runFromArray(row);
+    ctx.rememberRoot(run.id, run.rootId);
+    return run;
   });
 }
 
@@ -177,7 +180,7 @@ async function claimUnlimited(
   now: number,
 ): Promise<AfterCommit<RunRecord[]>> {
   const { text, values } = claimStatement(ctx, req, names, now);
-  const later = await tx.laterQuery<RunRow>(text, values, 'claimable');
+  const later = await tx.laterQuery<unknown[]>(text, values, 'claimable', true);
   return new AfterCommit(() => claimed(ctx, later.rows));
 }
 
@@ -200,7 +203,7 @@ async function claimUnlimited(
  */
 async function claimAlone(ctx: PgContext, req: ClaimRequest): Promise<RunRecord[]> {
   const { text, values } = claimStatement(ctx, req, req.names, ctx.now(), req.claim === undefined);
-  return claimed(ctx, await ctx.pollRead<RunRow>(text, values));
+  return claimed(ctx, await ctx.pollReadArrays(text, values));
 }
 
 async function countRunning(

@@ -59,8 +59,8 @@ export async function commitKept(
 ): Promise<void> {
   let committed = false;
   try {
-    await conn.sendWith(hint ? `COMMIT;\n${hint.sql}` : 'COMMIT', (row) => {
-      if (row[HINT_MARK] !== undefined) committed = true;
+    await conn.sendWith(hint ? `COMMIT;\n${hint.sql}` : 'COMMIT', (_row, fields) => {
+      if (fields.some((f) => f.name === HINT_MARK)) committed = true;
     });
     hint?.settle(true);
   } catch (error) {

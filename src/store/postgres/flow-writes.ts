@@ -21,6 +21,7 @@ import {
 import type { LockedRun } from './batch-conn.ts';
 import { runUpdateRow } from './merged-writes.ts';
 import type { PgContext } from './pg-context.ts';
+import { RUN_WIDTH, runColumns, runFromArray } from './run-columns.ts';
 import type { Tx } from './write-queue.ts';
 
 /** Locks the run's root, then the run; returns the run as locked, or undefined if it does not exist. */
@@ -80,8 +81,9 @@ export async function lockRunTree(ctx: PgContext, tx: Tx, runId: string): Promis
  * with 10,000 runs stored, growing with the table (0.4 ms now, with any number).
  */
 async function lockMany(ctx: PgContext, tx: Tx, runIds: readonly string[]): Promise<void> {
-  const rows = await tx.select<RunRow & { has_children: boolean }>(
-    `SELECT r.*, EXISTS (SELECT 1 FROM ${ctx.t.runs} c WHERE c.parent_id = r.id) AS has_children
+  // Rows as arrays (run-columns.ts): the runs, then has_children.
+  const rows = await tx.selectArrays(
+    `SELECT ${runColumns('r')}, EXISTS (SELECT 1 FROM ${ctx.t.runs} c WHERE c.parent_id = r.id) AS has_children
      FROM ${ctx.t.runs} r
      WHERE r.id = ANY($1::text[] || ARRAY(SELECT root_id FROM ${ctx.t.runs} WHERE id = ANY($1::text[])))
      ORDER BY r.root_id <> r.id, r.id FOR UPDATE OF r`,
@@ -89,12 +91,9 @@ async function lockMany(ctx: PgContext, tx: Tx, runIds: readonly string[]): Prom
     'none',
   );
   for (const row of rows) {
-    if (row.root_id !== row.id) ctx.rememberRoot(row.id, row.root_id);
-    tx.batch.rememberLocked({
-      run: toRun(row),
-      hasChildren: row.has_children,
-      leaseClaim: row.lease_claim ?? null,
-    });
+    const { run, leaseClaim } = runFromArray(row);
+    if (run.rootId !== run.id) ctx.rememberRoot(run.id, run.rootId);
+    tx.batch.rememberLocked({ run, hasChildren: row[RUN_WIDTH] === true, leaseClaim });
   }
 }
 

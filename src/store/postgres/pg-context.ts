@@ -80,6 +80,11 @@ export class PgContext {
     return this.pollReads.read<R>(text, values, timeoutMs);
   }
 
+  /** pollRead, each row as an array of its values in column order (`rowMode: 'array'`). */
+  pollReadArrays(text: string, values: unknown[] = []): Promise<unknown[][]> {
+    return this.pollReads.read<unknown[]>(text, values, undefined, true);
+  }
+
   now(): number {
     return this.clock.now();
   }

@@ -27,7 +27,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { renderLiterals } from './batch-conn.ts';
-import { isConnectionLoss, PG_TYPES, sqlState } from './sql.ts';
+import { isConnectionLoss, objectRows, PG_TYPES, sqlState } from './sql.ts';
 
 /** feature_not_supported: "cached plan must not change result type" (a table changed under it). */
 const STALE_PLAN = '0A000';
@@ -44,6 +44,8 @@ interface Waiting {
   values: unknown[];
   /** Real milliseconds before node-postgres gives up on the answer (and the pool drops the connection). */
   timeoutMs: number | undefined;
+  /** Rows as arrays of values (`rowMode: 'array'`), not objects. */
+  arrays: boolean;
   resolve: (rows: unknown[]) => void;
   reject: (error: unknown) => void;
 }
@@ -59,17 +61,24 @@ export class PollReads {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  read<R>(text: string, values: unknown[], timeoutMs?: number): Promise<R[]> {
+  read<R>(text: string, values: unknown[], timeoutMs?: number, arrays = false): Promise<R[]> {
     return new Promise<R[]>((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => void this.flush());
-      this.waiting.push({ text, values, timeoutMs, resolve: resolve as (rows: unknown[]) => void, reject });
+      this.waiting.push({
+        text,
+        values,
+        timeoutMs,
+        arrays,
+        resolve: resolve as (rows: unknown[]) => void,
+        reject,
+      });
     });
   }
 
   /** One statement alone, unprepared. */
   private alone(w: Waiting): Promise<void> {
     return this.pool
-      .query(withTimeout({ text: w.text, values: w.values, types: PG_TYPES }, w.timeoutMs))
+      .query(withTimeout({ text: w.text, values: w.values, types: PG_TYPES, ...rowMode(w) }, w.timeoutMs))
       .then((result) => w.resolve(result.rows), w.reject);
   }
 
@@ -84,7 +93,13 @@ export class PollReads {
       return this.pool
         .query(
           withTimeout(
-            { name: this.nameOf(one.text), text: one.text, values: one.values, types: PG_TYPES },
+            {
+              name: this.nameOf(one.text),
+              text: one.text,
+              values: one.values,
+              types: PG_TYPES,
+              ...rowMode(one),
+            },
             one.timeoutMs,
           ),
         )
@@ -108,7 +123,8 @@ export class PollReads {
       const limits = waiting.flatMap((w) => (w.timeoutMs === undefined ? [] : [w.timeoutMs]));
       const limit = limits.length > 0 ? Math.min(...limits) : undefined;
       results = (await this.pool.query(
-        withTimeout({ text, types: PG_TYPES }, limit),
+        // Rows as arrays: one query's row mode holds for all its statements (objects made for the rest).
+        withTimeout({ text, types: PG_TYPES, rowMode: 'array' } as pg.QueryConfig, limit),
       )) as unknown as pg.QueryResult[];
     } catch (error) {
       // Unanswered in time: the server may have run them all (a claim among them), so none is sent
@@ -121,7 +137,10 @@ export class PollReads {
       for (const w of waiting) void this.alone(w);
       return;
     }
-    for (const [i, w] of waiting.entries()) w.resolve(results[i]?.rows ?? []);
+    for (const [i, w] of waiting.entries()) {
+      const result = results[i];
+      w.resolve(result === undefined ? [] : w.arrays ? result.rows : objectRows(result));
+    }
   }
 
   private nameOf(text: string): string {
@@ -134,6 +153,10 @@ export class PollReads {
     }
     return name;
   }
+}
+
+function rowMode(w: Waiting): { rowMode?: 'array' } {
+  return w.arrays ? { rowMode: 'array' } : {};
 }
 
 /** node-postgres reads a per-query `query_timeout` (its types declare it on the client config only). */

@@ -61,6 +61,19 @@ export const PG_TYPES: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/**
+ * The rows of a result read with `rowMode: 'array'` as node-postgres makes them otherwise: one object
+ * per row, a key per column in column order (a name given twice keeps its last value).
+ */
+export function objectRows(result: pg.QueryResult): Record<string, unknown>[] {
+  const names = result.fields.map((f) => f.name);
+  return (result.rows as unknown as unknown[][]).map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+    return row;
+  });
+}
+
 /** Something that runs a query: a pooled client inside a transaction, or the pool itself. */
 export interface Queryable {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>;

@@ -46,6 +46,11 @@ export class Tx {
     return (await this.batch.query<R>(text, values, touches)).rows;
   }
 
+  /** Rows as arrays of their values, in column order (`rowMode: 'array'`: no object per row). */
+  async selectArrays(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<unknown[][]> {
+    return (await this.batch.query<unknown[]>(text, values, touches, true)).rows;
+  }
+
   /** Runs a statement and returns how many rows it changed. */
   async execute(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<number> {
     return (await this.batch.query(text, values, touches)).rowCount;
@@ -61,8 +66,13 @@ export class Tx {
   }
 
   /** A statement whose rows the write reads only after COMMIT (return them through `afterCommit`). */
-  laterQuery<R>(text: string, values: unknown[] = [], touches: Touch = 'any'): Promise<Later<R>> {
-    return this.batch.laterQuery<R>(text, values, touches);
+  laterQuery<R>(
+    text: string,
+    values: unknown[] = [],
+    touches: Touch = 'any',
+    arrays = false,
+  ): Promise<Later<R>> {
+    return this.batch.laterQuery<R>(text, values, touches, arrays);
   }
 
   /** Rows of a statement shared by many writes (merged-writes.ts); `footprint`: the runs they read or change. */
