@@ -19,6 +19,7 @@ import {
 import type { Fence, RunRecord, Store } from '../store/index.ts';
 import { type Clock, type Duration, parseDuration } from '../time/index.ts';
 import { approvalAnswer, checkApproval } from './approval.ts';
+import { AttemptSteps } from './attempt-steps.ts';
 import type { TaskDefinition } from './define-task.ts';
 import {
   awaitSignal,
@@ -104,12 +105,11 @@ export class AttemptContext implements TaskContext {
   checkpoints = 0;
   lastState: unknown;
   private closedReason: string | undefined;
-  /** Step keys used by this attempt; made on the first step. */
-  private used: Set<string> | undefined;
+  /** The memoized steps; made on the first step. */
+  private steps_: AttemptSteps | undefined;
   private lastProgressAt = Number.NEGATIVE_INFINITY;
   private itemsTotal: number | undefined;
   private log_: Logger | undefined;
-  private memo: Map<string, unknown> | undefined;
 
   constructor(private readonly init: AttemptContextInit) {
     this.runId = init.runId;
@@ -126,12 +126,11 @@ export class AttemptContext implements TaskContext {
     this.fast = init.fast;
     this.deadlineAt = init.deadlineAt;
     this.lastState = init.lastCheckpoint?.state;
-    this.memo = init.memo;
   }
 
-  private remember(key: string, value: unknown): void {
-    this.memo ??= new Map();
-    this.memo.set(key, value);
+  private get steps(): AttemptSteps {
+    this.steps_ ??= new AttemptSteps(this.init, this.replayed, (what) => this.ensureOpen(what));
+    return this.steps_;
   }
 
   get log(): Logger {
@@ -221,17 +220,8 @@ export class AttemptContext implements TaskContext {
   }
 
   /** Reads the oldest unread signal `name` as the memoized step `key` (fenced), if one is there. */
-  async readSignal(name: string, key: string): Promise<SignalStep | undefined> {
-    const read = await this.init.store.readSignal(
-      this.init.fence,
-      name,
-      { key, attempt: this.attempt, version: this.init.version },
-      [newEvent(this.runId, 'step:completed', { key, durationMs: 0 })],
-    );
-    if (!read) return undefined;
-    const value: SignalStep = { signal: { id: read.id, payload: read.payload, sentAt: read.createdAt } };
-    this.remember(key, value);
-    return value;
+  readSignal(name: string, key: string): Promise<SignalStep | undefined> {
+    return this.steps.readSignal(name, key);
   }
 
   sleep(duration: Duration, options: DurableOptions = {}): Promise<void> {
@@ -253,43 +243,12 @@ export class AttemptContext implements TaskContext {
    * result when there is one.
    */
   stepLookup(key: string): { hit: boolean; value?: unknown } {
-    if (typeof key !== 'string' || key.length === 0 || key.length > 512)
-      throw new BatonError(
-        'INVALID_INPUT',
-        `ctx.step key must be a string of 1-512 characters, got ${String(key)}`,
-      );
-    this.used ??= new Set();
-    if (this.used.has(key))
-      throw new BatonError(
-        'INVALID_INPUT',
-        `ctx.step key "${key}" is used twice in one attempt; keys must be unique`,
-        {
-          data: { key },
-        },
-      );
-    this.used.add(key);
-    if (this.memo?.has(key)) {
-      this.replayed.push(key);
-      return { hit: true, value: this.memo.get(key) };
-    }
-    this.ensureOpen(`ctx.step("${key}")`);
-    return { hit: false };
+    return this.steps.lookup(key);
   }
 
   /** Second half of a step: records the result (fenced) and returns it as a replay would see it. */
-  async stepRecord(key: string, value: unknown, durationMs: number): Promise<unknown> {
-    this.ensureOpen(`ctx.step("${key}") finished`);
-    // Refused by name rather than as a raw TypeError, or silently changed (NaN → null) on replay.
-    if (value !== undefined) assertJsonValue(value, `ctx.step("${key}") result`, 'NON_RETRIABLE');
-    // Hand back exactly what a replay would see (JSON), so first runs and resumes behave alike.
-    const stored = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
-    await this.init.store.recordStep(
-      this.init.fence,
-      { key, attempt: this.attempt, output: stored, version: this.init.version },
-      [newEvent(this.runId, 'step:completed', { key, durationMs: Math.round(durationMs) })],
-    );
-    this.remember(key, stored);
-    return stored;
+  stepRecord(key: string, value: unknown, durationMs: number): Promise<unknown> {
+    return this.steps.record(key, value, durationMs);
   }
 
   /** Appends an advisory event (used by the thread bridge for tool and time events). */
