@@ -30,6 +30,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { createBaton, defineTask } from '../src/index.ts';
 import { openPostgresStore, type PostgresStore } from '../src/store/postgres/index.ts';
+import { BENCH_LOADER } from './_compile.ts';
 import { percentile } from './_delivery-runs.ts';
 import { batonDueAtOnceOn } from './_peer-baton.ts';
 import { type DueAtOnce, dueSamples, withAdaptiveLead } from './_peer-due.ts';
@@ -41,7 +42,6 @@ const SENT = 200;
 const SEND_EVERY_MS = 10;
 const CLAIMS = 200;
 const BACKLOG = 100_000;
-const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
 export const quiet = new Logger(() => () => {});
 
 export interface PeerFigure {
@@ -73,7 +73,14 @@ function figures(peer: string, name: string, d: DueAtOnce): PeerFigure[] {
 async function consumer(system: string, url: string, count: number, send: () => Promise<void>) {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, join(import.meta.dirname, '_pg-peers', 'consumer.ts'), system, url, String(count)],
+    [
+      '--import',
+      BENCH_LOADER,
+      join(import.meta.dirname, '_pg-peers', 'consumer.ts'),
+      system,
+      url,
+      String(count),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';

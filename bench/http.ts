@@ -26,7 +26,6 @@ import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
 import { type AgentTool, agentTool, createScriptedModel } from '../src/agent/index.ts';
@@ -35,6 +34,7 @@ import { createHttpHandler } from '../src/http/index.ts';
 import { createBaton, defineAgentTask } from '../src/runtime/index.ts';
 import { openSqliteStore, type Store } from '../src/store/index.ts';
 import { systemClock } from '../src/time/index.ts';
+import { BENCH_LOADER } from './_compile.ts';
 import { type BenchMetric, round, withTempDir } from './_stats.ts';
 
 const JOBS = Number(process.env.BENCH_HTTP_JOBS ?? 200);
@@ -42,9 +42,6 @@ const TURNS = 10;
 const TURN_MS = Number(process.env.BENCH_HTTP_TURN_MS ?? 2_000);
 const LIMIT_MS = Number(process.env.BENCH_HTTP_LIMIT_MS ?? 10_000);
 const MARGIN_MS = Number(process.env.BENCH_HTTP_MARGIN_MS ?? 2_500);
-const TSX_LOADER = pathToFileURL(
-  join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs'),
-).href;
 
 function percentile(xs: readonly number[], p: number): number {
   if (xs.length === 0) throw new Error(`no samples for p${p}`);
@@ -135,7 +132,7 @@ async function runClients(baseUrl: string, jobs: number): Promise<void> {
 function clientsProcess(url: string): Promise<RunResult[]> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX_LOADER, import.meta.filename, '--clients', url, String(JOBS)],
+    ['--import', BENCH_LOADER, import.meta.filename, '--clients', url, String(JOBS)],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

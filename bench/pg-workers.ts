@@ -18,17 +18,23 @@ import pg from 'pg';
 import { newEvent } from '../src/core/index.ts';
 import { openPostgresStore } from '../src/store/postgres/index.ts';
 import { LOCK_EVENTS } from '../src/store/postgres/sql.ts';
+import { BENCH_LOADER } from './_compile.ts';
 import { round } from './_stats.ts';
 
 const BASE_URL = process.env.BATON_BENCH_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const RUNS = 4_000;
 const CONCURRENCY = 10;
-const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs');
 
 async function startWorker(url: string) {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, join(import.meta.dirname, '_pg-workers', 'worker.ts'), url, String(CONCURRENCY)],
+    [
+      '--import',
+      BENCH_LOADER,
+      join(import.meta.dirname, '_pg-workers', 'worker.ts'),
+      url,
+      String(CONCURRENCY),
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },

@@ -12,6 +12,9 @@
  * process pinned to the other core, bench/_busy.ts) and printed in a second column, where the same
  * targets apply (issue 18 item 5). `npm run bench -- --quiet` skips that pass. Figures of
  * bench/peers.ts are set beside the best peer's in a table of their own (bench/_peer-table.ts).
+ * Run through bench/_register.mjs (`npm run bench` does): Baton's TypeScript is compiled as the
+ * published package is, not through tsx, whose keepNames wrapping costs Baton CPU and heap that
+ * users do not pay (bench/_loader.mjs).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
