@@ -2,12 +2,12 @@
  * Baton's embedded store: one SQLite file in WAL mode, durable by default (every acknowledged commit
  * survives power loss), with group commit. better-sqlite3 is synchronous; every write goes through
  * the write queue so that the writes of one event-loop turn share one transaction, and the fdatasync
- * that makes them durable runs off the event loop (write-queue.ts, wal-sync.ts).
+ * that makes them durable runs off the event loop (write-queue.ts, wal-sync.ts). The connection and
+ * the threads beside it are opened and closed in store-connection.ts; this file is the Store's methods.
  */
 import type Database from 'better-sqlite3';
 import type { BatonEvent, NewEvent } from '../../core/index.ts';
 import { BatonError } from '../../core/index.ts';
-import { type Clock, systemClock } from '../../time/index.ts';
 import type { GraphCheckpointStore } from '../langgraph-records.ts';
 import type {
   Effects,
@@ -37,37 +37,25 @@ import type {
   TransitionGuard,
 } from '../store.ts';
 import * as attempts from './attempt-writes.ts';
-import { type Checkpointer, walCheckpointer } from './checkpointer.ts';
 import * as claims from './claims.ts';
 import * as deliveries from './deliveries.ts';
-import { sqliteDriver } from './driver.ts';
 import { sqliteHealth, walBytes } from './health.ts';
 import { SqliteGraphCheckpoints } from './langgraph-tables.ts';
-import { type OpenOptions, openDatabase } from './open-database.ts';
 import * as reads from './run-reads.ts';
 import * as runs from './run-writes.ts';
 import * as signals from './signals.ts';
-import { DEFAULT_TTL_MS, EVENTS_PER_INSERT, SqliteContext } from './sqlite-context.ts';
+import { EVENTS_PER_INSERT, type SqliteContext } from './sqlite-context.ts';
+import { type SqliteStoreOptions, StoreConnection } from './store-connection.ts';
 import { translateStoreErrors } from './store-errors.ts';
-import { sweepCommitWeight } from './sweep-plan.ts';
-import { type Sweeper, threadSweeper } from './sweeper.ts';
 import { Sweeps } from './sweeps.ts';
 import * as timers from './timers.ts';
-import { type DurableSync, databaseFile, noSync, walSync } from './wal-sync.ts';
 
-export interface SqliteStoreOptions extends OpenOptions {
-  /** @default systemClock */
-  clock?: Clock;
-  /** How long finished runs are kept when they carry no TTL of their own. @default 24 h */
-  defaultTtlMs?: number;
-}
+export type { SqliteStoreOptions } from './store-connection.ts';
 
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
+  private readonly connection: StoreConnection;
   private readonly ctx: SqliteContext;
-  private readonly durable: DurableSync;
-  private readonly checkpointer: Checkpointer | undefined;
-  private readonly sweeper: Sweeper | undefined;
   private readonly sweeps: Sweeps;
   /** What an acknowledged write survives: FULL power loss, NORMAL a crash of the process. */
   readonly synchronous: 'FULL' | 'NORMAL';
@@ -78,41 +66,10 @@ export class SqliteStore implements Store {
     readonly location: string,
     options: SqliteStoreOptions = {},
   ) {
-    const db = openDatabase(location, options);
-    this.synchronous = options.synchronous ?? 'FULL';
-    // FULL keeps its promise with the WAL's fdatasync off the event loop: the connection itself
-    // commits at NORMAL, which in WAL mode still syncs at every checkpoint (see wal-sync.ts).
-    const walFile = !db.memory && !db.readonly && db.pragma('journal_mode', { simple: true }) === 'wal';
-    this.durable = walFile && this.synchronous === 'FULL' ? walSync(db) : noSync;
-    if (walFile) db.pragma('synchronous = NORMAL');
-    // Checkpoints leave the loop too (checkpointer.ts).
-    this.checkpointer = walFile
-      ? walCheckpointer(db, sqliteDriver().resolved, databaseFile(db), (until) =>
-          this.ctx.queue.pauseUntil(until),
-        )
-      : undefined;
-    const checkpointer = this.checkpointer;
-    this.ctx = new SqliteContext(
-      db,
-      options.clock ?? systemClock,
-      options.defaultTtlMs ?? DEFAULT_TTL_MS,
-      this.durable,
-      checkpointer ? () => checkpointer.committed() : undefined,
-    );
-    // Sweeps leave the loop too, where a second connection can open the file (sweeper.ts).
-    const queue = this.ctx.queue;
-    this.sweeper = walFile
-      ? threadSweeper(
-          sqliteDriver().resolved,
-          databaseFile(db),
-          (work) => queue.holdWrites(work),
-          () => this.ctx.clock.monotonic(),
-          db.pragma('busy_timeout', { simple: true }) as number,
-          // Its commits are WAL frames like the store's: without a checkpoint for them the WAL grows.
-          (out) => checkpointer?.committed(sweepCommitWeight(out)),
-        )
-      : undefined;
-    this.sweeps = new Sweeps(this.ctx, this.sweeper);
+    this.connection = new StoreConnection(location, options);
+    this.ctx = this.connection.ctx;
+    this.synchronous = this.connection.synchronous;
+    this.sweeps = new Sweeps(this.ctx, this.connection.sweeper);
   }
 
   /** The underlying connection, for db_query references and tools that read Baton's tables. */
@@ -131,16 +88,7 @@ export class SqliteStore implements Store {
    * write transactions held the event loop (the last, the longest, how many past the write slice).
    */
   get commitStats() {
-    const q = this.ctx.queue;
-    const c = this.checkpointer?.stats;
-    return {
-      commits: q.commits,
-      syncs: q.syncs,
-      maxBatch: q.maxBatch,
-      checkpoints: { requested: c?.requested ?? 0, offLoop: c?.offLoop ?? 0, held: c?.held ?? 0 },
-      holds: { ...q.holds },
-      sweeps: { ...(this.sweeper?.stats ?? { sweeps: 0, heldLastMs: 0, heldMaxMs: 0 }) },
-    };
+    return this.connection.commitStats;
   }
 
   /**
@@ -372,26 +320,7 @@ export class SqliteStore implements Store {
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    const shut = () => {
-      this.ctx.db.close();
-      this.durable.close();
-    };
-    // With nothing in flight the file closes now, as callers that do not await close() expect.
-    if (this.ctx.queue.idle && !this.checkpointer?.started && !this.sweeper?.started) {
-      try {
-        shut();
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return Promise.resolve();
-    }
-    // Commit what is queued and wait until it is durable: a caller awaiting a write must not be left
-    // hanging, and the sync in flight must finish before its descriptor closes.
-    // The checkpointer's connection closes first, so this one, the last, folds the WAL in.
-    return (this.sweeper?.close() ?? Promise.resolve())
-      .then(() => this.ctx.queue.drain())
-      .then(() => this.checkpointer?.close())
-      .finally(shut);
+    return this.connection.close();
   }
 }
 
