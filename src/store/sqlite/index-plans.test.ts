@@ -4,7 +4,9 @@
  * execute on the store's connection is logged with its arguments and explained (a sweep's run on
  * the sweeper thread's connection: sqlite-store.test.ts explains those): none may scan the runs table whole
  * (except counting runs by status, which reads them all by design), and the lease statements use
- * runs_leased, the one index (migration 0024) that replaced runs_owner and runs_lease_expiry.
+ * runs_leased, the one index (migration 0024) that replaced runs_owner and runs_lease_expiry. Reads
+ * and deletes of events by root take a root's own events through events_run and the rest through
+ * events_root, partial on child runs' events since migration 0027; none scans the events table.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { ManualClock } from '../../time/index.ts';
 import { T0, task } from '../store.contract.ts';
 import { sqliteDriver } from './driver.ts';
 import { openSqliteStore } from './sqlite-store.ts';
+import { SWEEP_SQL } from './sweep-plan.ts';
 
 type Prepare = (this: unknown, sql: string) => { run: Fn; get: Fn; all: Fn };
 type Fn = (...args: unknown[]) => unknown;
@@ -95,6 +98,48 @@ describe('indexes of runs (SQLite)', () => {
     expect(indexes).toContain('runs_leased');
     expect(indexes).not.toContain('runs_owner');
     expect(indexes).not.toContain('runs_lease_expiry');
+    await store.close();
+  });
+
+  it('reads and deletes events by run and by root through events_run and the partial events_root, never by a scan', async () => {
+    const clock = new ManualClock(T0);
+    const store = openSqliteStore(join(dir, 'events.db'), { clock });
+    const db = store.database;
+    await store.createRuns(
+      [task('t'), task('t.a', { parentId: 't', rootId: 't' }), task('u')],
+      ['t', 't.a', 'u', 't.a', 't'].map((runId) => ({
+        runId,
+        type: 'log:message' as const,
+        data: { level: 'info' as const, message: runId },
+      })),
+    );
+    executed.clear();
+    expect(await store.readEvents({ rootId: 't' })).toHaveLength(4);
+    expect(await store.readEvents({ rootId: 't', afterId: 1, limit: 2 })).toHaveLength(2);
+    expect(await store.readEvents({ runId: 't.a' })).toHaveLength(2);
+    const reads = [...executed].filter(([sql]) => /\bFROM events\b/.test(sql) && !/MAX\(id\)/.test(sql));
+    expect(reads).toHaveLength(2);
+    const explain = (sql: string, args: unknown[]) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('; ');
+    const byRoot = reads.find(([sql]) => /root_id = \?/.test(sql));
+    expect(byRoot).toBeDefined();
+    const [rootSql, rootArgs] = byRoot as [string, unknown[]];
+    const rootPlan = explain(rootSql, rootArgs);
+    // The root's own events and its children's, each walked in id order and merged: no sort, no scan.
+    expect(rootPlan).toMatch(/SEARCH events USING INDEX events_run \(run_id=\? AND id>\? AND id<\?\)/);
+    expect(rootPlan).toMatch(/SEARCH events USING INDEX events_root \(root_id=\? AND id>\? AND id<\?\)/);
+    expect(rootPlan).not.toMatch(/TEMP B-TREE/);
+    for (const [sql, args] of reads) expect(explain(sql, args), sql).not.toMatch(/SCAN events\b/);
+    // The sweep's deletes of events (run on the sweeper thread's connection, explained here).
+    db.exec(SWEEP_SQL.prepare);
+    const deletes = SWEEP_SQL.deletes.filter((sql) => /^DELETE FROM events\b/.test(sql));
+    expect(deletes).toHaveLength(2);
+    const deletePlans = deletes.map((sql) => explain(sql, []));
+    expect(deletePlans[0]).toMatch(/SEARCH events USING INDEX events_run \(run_id=\?\)/);
+    expect(deletePlans[1]).toMatch(/SEARCH events USING INDEX events_root \(root_id=\?\)/);
+    for (const p of deletePlans) expect(p).not.toMatch(/SCAN events\b/);
     await store.close();
   });
 

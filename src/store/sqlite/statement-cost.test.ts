@@ -100,6 +100,49 @@ describe('statements per run (SQLite)', () => {
     expect(index.sql).not.toMatch(/waiting/);
   });
 
+  it('indexes a top-level run’s events once (events_run), a child’s twice, and reads a tree without a scan', async () => {
+    rt = testRuntime({ worker: { concurrency: 4 } });
+    const child = defineTask({ name: 'child', retry: false, run: () => 'c' });
+    const parent = defineTask({
+      name: 'parent',
+      retry: false,
+      run: async (_: unknown, ctx) => (await ctx.invoke(child, {})).status,
+    });
+    const noop = defineTask({ name: 'noop', retry: false, run: () => 'ok' });
+    rt.baton.register(child);
+    rt.baton.register(parent);
+    rt.baton.register(noop);
+    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => rt?.baton.start(noop, { i })));
+    for (const run of runs) expect((await run?.result())?.status).toBe('succeeded');
+    const db = rt.store.database;
+    const inRootIndex = () =>
+      db.prepare('SELECT run_id FROM events INDEXED BY events_root WHERE root_id <> run_id').pluck().all();
+    expect(db.prepare('SELECT count(*) FROM events').pluck().get()).toBeGreaterThanOrEqual(50);
+    expect(inRootIndex()).toEqual([]);
+    const run = await rt.baton.start(parent, {});
+    expect((await run.result()).status).toBe('succeeded');
+    const childEvents = inRootIndex();
+    expect(childEvents.length).toBeGreaterThan(0);
+    expect(childEvents.every((id) => id !== run.id)).toBe(true);
+    executed.length = 0;
+    const tree = await rt.store.readEvents({ rootId: run.id });
+    // One statement for the tree (the runtime may read other events meanwhile).
+    const reads = executed.filter((sql) => /\bFROM events\b.*\broot_id\b/.test(sql));
+    expect(reads).toHaveLength(1);
+    expect(tree.length).toBe(
+      db.prepare('SELECT count(*) FROM events NOT INDEXED WHERE root_id = ?').pluck().get(run.id),
+    );
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${reads[0]}`).all(run.id, 0, 1e15, run.id, 0, 1e15, 10) as Array<{
+        detail: string;
+      }>
+    )
+      .map((r) => r.detail)
+      .join('; ');
+    expect(plan).toMatch(/INDEX events_run\b.*INDEX events_root\b/);
+    expect(plan).not.toMatch(/SCAN events\b/);
+  });
+
   it('still searches the descendants of a run that has children when it ends', async () => {
     rt = testRuntime({ worker: { concurrency: 4 } });
     const child = defineTask({ name: 'child', retry: false, run: () => 'c' });

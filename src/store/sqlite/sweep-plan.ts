@@ -24,7 +24,10 @@ export const SWEEP_SQL = {
   pick: `INSERT INTO ${ROOTS} (id) SELECT id FROM runs WHERE parent_id IS NULL AND expires_at IS NOT NULL AND expires_at <= ? LIMIT ?`,
   /** In this order; the last one's changes are the runs deleted. */
   deletes: [
-    `DELETE FROM events WHERE ${IN_TREES}`,
+    // A root's own events through events_run, the other runs' through the partial events_root
+    // (migration 0027): together every event whose root_id is a picked root.
+    `DELETE FROM events WHERE run_id IN (SELECT id FROM ${ROOTS}) AND root_id = run_id`,
+    `DELETE FROM events WHERE ${IN_TREES} AND root_id <> run_id`,
     ...OWNED_TABLES.map((t) => `DELETE FROM ${t} WHERE run_id IN (SELECT id FROM runs WHERE ${IN_TREES})`),
     `DELETE FROM runs WHERE ${IN_TREES}`,
   ],

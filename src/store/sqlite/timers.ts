@@ -53,6 +53,15 @@ export function nextWakeAt(
   return Promise.resolve(row.at >= 9e15 ? undefined : row.at);
 }
 
+/**
+ * A tree's events in id order: the root's own through events_run, the other runs' through the
+ * partial events_root (migration 0027: it holds only events whose run is not their root). SQLite
+ * merges the two index walks by id and stops at the limit.
+ */
+const TREE_EVENTS = `SELECT * FROM events WHERE run_id = ? AND root_id = run_id AND id > ? AND id < ?
+  UNION ALL SELECT * FROM events WHERE root_id = ? AND root_id <> run_id AND id > ? AND id < ?
+  ORDER BY id LIMIT ?`;
+
 export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEvent[]> {
   const after = q.afterId ?? 0;
   const limit = Math.min(Math.max(1, q.limit ?? 1000), 10_000);
@@ -64,9 +73,7 @@ export function readEvents(ctx: SqliteContext, q: EventQuery): Promise<BatonEven
       .stmt('SELECT * FROM events WHERE run_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?')
       .all(q.runId, after, below, limit);
   else if (q.rootId !== undefined)
-    rows = ctx
-      .stmt('SELECT * FROM events WHERE root_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?')
-      .all(q.rootId, after, below, limit);
+    rows = ctx.stmt(TREE_EVENTS).all(q.rootId, after, below, q.rootId, after, below, limit);
   else
     rows = ctx
       .stmt('SELECT * FROM events WHERE id > ? AND id < ? ORDER BY id LIMIT ?')
