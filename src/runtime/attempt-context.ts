@@ -61,7 +61,8 @@ export interface AttemptContextInit {
   /** The run's deadline (its budget's end), if it has one: a durable sleep may not outlast it. */
   deadlineAt: number | null;
   version: number;
-  signal: AbortSignal;
+  /** The attempt's abort; its signal is made when first read (see lazy-abort.ts). */
+  abort: { readonly signal: AbortSignal };
   /** Recorded steps by key; absent when there are none (a first attempt), made on the first record. */
   memo: Map<string, unknown> | undefined;
   lastCheckpoint: CheckpointView | undefined;
@@ -88,7 +89,6 @@ export class AttemptContext implements TaskContext {
   readonly taskName: string;
   readonly attempt: number;
   readonly timeoutMs: number;
-  readonly signal: AbortSignal;
   readonly clock: Clock;
   readonly lastCheckpoint: CheckpointView | undefined;
   readonly dependencies: Readonly<Record<string, DependencyOutput>>;
@@ -118,7 +118,6 @@ export class AttemptContext implements TaskContext {
     this.taskName = init.taskName;
     this.attempt = init.attempt;
     this.timeoutMs = init.timeoutMs;
-    this.signal = init.signal;
     this.clock = init.clock;
     this.lastCheckpoint = init.lastCheckpoint;
     this.dependencies = init.dependencies;
@@ -131,6 +130,10 @@ export class AttemptContext implements TaskContext {
   private get steps(): AttemptSteps {
     this.steps_ ??= new AttemptSteps(this.init, this.replayed, (what) => this.ensureOpen(what));
     return this.steps_;
+  }
+
+  get signal(): AbortSignal {
+    return this.init.abort.signal;
   }
 
   get log(): Logger {

@@ -23,6 +23,7 @@ import type { Engine } from './engine.ts';
 import { fetchReference } from './fetch-reference.ts';
 import { type AttemptSummary, finishFailed, finishSucceeded, ttlOf } from './finish-attempt.ts';
 import { startChild } from './invoke-child.ts';
+import type { LazyAbort } from './lazy-abort.ts';
 import { type PreparedAttempt, prepareAttempt } from './prepare-attempt.ts';
 import { raceAttempt, type Settled } from './race-attempt.ts';
 import { runMetaOf } from './run-meta.ts';
@@ -36,7 +37,7 @@ export async function executeAttempt(
   engine: Engine,
   run: RunRecord,
   owner: string,
-  controller: AbortController,
+  controller: LazyAbort,
   /**
    * Called once the body is over and only its end is left to record (the worker claims again); a
    * promise returned defers recording the end until it settles (a burst of runs still starting).
@@ -160,7 +161,7 @@ export async function executeAttempt(
       timeoutMs,
       deadlineAt: run.deadlineAt,
       version: task.version,
-      signal: controller.signal,
+      abort: controller,
       memo: prepared.memo,
       lastCheckpoint: prepared.lastCheckpoint,
       lastSeq: prepared.lastSeq,

@@ -5,6 +5,7 @@
  */
 import { BatonError } from '../core/index.ts';
 import { type Clock, loopLane } from '../time/index.ts';
+import type { LazyAbort } from './lazy-abort.ts';
 
 export type Settled = { kind: 'ok'; value: unknown } | { kind: 'error'; error: unknown };
 
@@ -18,9 +19,6 @@ export type RaceOutcome =
       late?: Settled;
     };
 
-/** The listener options of the abort wait, made once rather than per attempt. */
-const ONCE = { once: true } as const;
-
 /**
  * One promise and a few closures per attempt, not a race of promises: a thousand attempts start and
  * time out together, and every promise, reaction and closure they leave is garbage the young
@@ -30,7 +28,7 @@ export function raceAttempt(
   body: () => Promise<unknown>,
   options: {
     clock: Clock;
-    controller: AbortController;
+    controller: LazyAbort;
     timeoutMs: number | null;
     graceMs: number;
     /** Lets the caller end the body's part early (a suspension): the first of the two counts. */
@@ -38,7 +36,6 @@ export function raceAttempt(
   },
 ): Promise<RaceOutcome> {
   const { clock, controller, timeoutMs, graceMs } = options;
-  const signal = controller.signal;
   return new Promise<RaceOutcome>((resolve) => {
     /** What the body did, once it did it. */
     let work: Settled | undefined;
@@ -50,8 +47,8 @@ export function raceAttempt(
       phase = 'over';
       resolve(
         late
-          ? { kind: 'interrupted', reason: signal.reason, late }
-          : { kind: 'interrupted', reason: signal.reason },
+          ? { kind: 'interrupted', reason: controller.reason, late }
+          : { kind: 'interrupted', reason: controller.reason },
       );
     };
     const settle = (outcome: Settled): void => {
@@ -60,7 +57,7 @@ export function raceAttempt(
       if (phase === 'running') {
         phase = 'over';
         clock.clearTimer(timer);
-        signal.removeEventListener('abort', onAbort);
+        controller.offAbort(onAbort);
         resolve(outcome);
       } else if (phase === 'grace') {
         clock.clearTimer(graceTimer);
@@ -88,7 +85,7 @@ export function raceAttempt(
     );
     options.settleEarly?.(settle);
     if (phase !== 'running') return;
-    if (signal.aborted) return onAbort();
+    if (controller.aborted) return onAbort();
     if (timeoutMs !== null)
       timer = clock.setTimer(timeoutMs, () =>
         controller.abort(
@@ -98,6 +95,6 @@ export function raceAttempt(
           }),
         ),
       );
-    signal.addEventListener('abort', onAbort, ONCE);
+    controller.onAbort(onAbort);
   });
 }

@@ -13,6 +13,7 @@ import type { RunRecord } from '../store/index.ts';
 import type { TimerHandle } from '../time/index.ts';
 import type { Engine } from './engine.ts';
 import { executeAttempt } from './execute-attempt.ts';
+import { LazyAbort } from './lazy-abort.ts';
 import { currentProcess, newWorkerId, type ProcessIdentity } from './process-identity.ts';
 import { WorkerChores } from './worker-chores.ts';
 import { CLAIM_BATCH, WorkerClaims } from './worker-claims.ts';
@@ -59,7 +60,7 @@ export class Worker {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly safetyPollMs: number;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, { controller: LazyAbort; done: Promise<void> }>();
   private readonly chores: WorkerChores;
   private readonly claims: WorkerClaims;
   private wakeTimer: TimerHandle | undefined;
@@ -288,7 +289,7 @@ export class Worker {
 
   private launch(run: RunRecord): void {
     this.ready.noteLaunched();
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const ending = () => {
       this.ending.add(run.id);
       this.ready.launch();

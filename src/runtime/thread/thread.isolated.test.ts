@@ -12,6 +12,7 @@ import { BatonError, type BatonEvent, NonRetriableError, newId } from '../../cor
 import { type Fence, openSqliteStore, type RunRecord } from '../../store/index.ts';
 import { systemClock } from '../../time/index.ts';
 import { AttemptContext } from '../attempt-context.ts';
+import { LazyAbort } from '../lazy-abort.ts';
 import { raceAttempt } from '../race-attempt.ts';
 import type { TimeKeeperInit } from '../time-keeper.ts';
 import { startThreadAttempt, type ThreadAttempt } from './index.ts';
@@ -106,7 +107,7 @@ async function context(run: RunRecord, o: AttemptOptions = {}) {
     timeoutMs: 60_000,
     deadlineAt: null,
     version: 1,
-    signal: o.signal ?? new AbortController().signal,
+    abort: { signal: o.signal ?? new AbortController().signal },
     memo: new Map(steps.map((s) => [s.key, s.output])),
     lastCheckpoint: undefined,
     lastSeq: 0,
@@ -205,7 +206,7 @@ describe('thread isolation', { timeout: 15_000 }, () => {
   it('stops a task that spins the CPU at its deadline by terminating its thread', async () => {
     const logs = captureLog();
     const run = await claim('thread-spin');
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const { thread } = await attempt(run, { log: logs.log, signal: controller.signal });
     await logs.next('spinning');
     const outcome = await raceAttempt(() => thread.result, {
