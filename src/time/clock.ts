@@ -50,10 +50,32 @@ import { DueHeap } from './due-heap.ts';
 // Node's setTimeout overflows above 2^31-1 ms and fires at once; chain shorter timers instead.
 const MAX_NODE_TIMER_MS = 2_147_483_647;
 
-/** A live timer's Node handle and when it is due (monotonic ms). */
-interface LiveTimer {
-  timeout: NodeJS.Timeout;
+/**
+ * A live timer: its Node handle, when it is due (monotonic ms) and what it calls. It is also the
+ * handle `setTimer` returns, and Node's timeout calls `fireTimer` with it as an argument: no
+ * closures per timer, which every attempt arms and a thousand may hold at once.
+ */
+interface LiveTimer extends TimerHandle {
+  timeout: NodeJS.Timeout | undefined;
   due: number;
+  fn: () => void;
+  /** The delay the Node timeout was armed with (MAX_NODE_TIMER_MS for a link of a long chain). */
+  delay: number;
+}
+
+function armTimer(clock: SystemClock, t: LiveTimer, delay: number): void {
+  t.delay = Math.min(Math.max(0, delay), MAX_NODE_TIMER_MS);
+  t.timeout = setTimeout(fireTimer, t.delay, clock, t);
+}
+
+function fireTimer(clock: SystemClock, t: LiveTimer): void {
+  const left = t.due - performance.now();
+  if (left > 1 && t.delay === MAX_NODE_TIMER_MS) {
+    armTimer(clock, t, left);
+    return;
+  }
+  clock.forget(t.id);
+  t.fn();
 }
 
 class SystemClock implements Clock {
@@ -74,24 +96,22 @@ class SystemClock implements Clock {
   }
 
   setTimer(ms: number, fn: () => void): TimerHandle {
-    const id = this.nextId++;
-    const due = performance.now() + Math.max(0, ms);
-    const arm = (delay: number) => {
-      const timeout = setTimeout(
-        () => {
-          const left = due - performance.now();
-          if (left > 1 && delay === MAX_NODE_TIMER_MS) return arm(Math.min(left, MAX_NODE_TIMER_MS));
-          this.live.delete(id);
-          fn();
-        },
-        Math.min(Math.max(0, delay), MAX_NODE_TIMER_MS),
-      );
-      this.live.set(id, { timeout, due });
+    const t: LiveTimer = {
+      id: this.nextId++,
+      timeout: undefined,
+      due: performance.now() + Math.max(0, ms),
+      fn,
+      delay: 0,
     };
-    arm(Math.min(Math.max(0, ms), MAX_NODE_TIMER_MS));
-    this.dueHeap.push(id, due);
+    armTimer(this, t, ms);
+    this.live.set(t.id, t);
+    this.dueHeap.push(t.id, t.due);
     if (this.dueHeap.size > 2 * this.live.size + 64) this.dueHeap.rebuild(this.live);
-    return { id };
+    return t;
+  }
+
+  forget(id: number): void {
+    this.live.delete(id);
   }
 
   clearTimer(handle: TimerHandle | undefined): void {
