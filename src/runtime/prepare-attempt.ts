@@ -31,9 +31,14 @@ export function prepareAttempt(
   task: TaskDefinition,
   fence: Fence,
 ): PreparedAttempt | Promise<PreparedAttempt> {
-  if (run.leaseToken === 1 && !(run.parentId && run.dependsOn.length > 0))
+  if (run.leaseToken === 1 && !dependsOnSteps(run))
     return { memo: undefined, lastSeq: 0, lastCheckpoint: undefined, dependencies: {} };
   return readPrepared(engine, run, task, fence);
+}
+
+/** A flow step that waits for other steps' outputs (read from its siblings). */
+function dependsOnSteps(run: RunRecord): boolean {
+  return run.parentId !== null && run.dependsOn.length > 0;
 }
 
 async function readPrepared(
@@ -47,7 +52,7 @@ async function readPrepared(
   const [steps, last, siblings] = await Promise.all([
     first ? [] : store.getSteps(run.id),
     first ? undefined : store.getLastCheckpoint(run.id),
-    run.parentId && run.dependsOn.length > 0 ? store.listRuns({ parentId: run.parentId, limit: 10_000 }) : [],
+    dependsOnSteps(run) ? store.listRuns({ parentId: run.parentId as string, limit: 10_000 }) : [],
   ]);
   let memo: Map<string, unknown> | undefined;
   for (const s of steps) {

@@ -11,6 +11,19 @@ import { type TestRuntime, testRuntime } from '../../testing/index.ts';
 const { executed, count } = logStatements();
 
 let rt: TestRuntime | undefined;
+
+/** A parent task that invokes a child task, both registered on `runtime`. */
+function registerParentAndChild(runtime: TestRuntime) {
+  const child = defineTask({ name: 'child', retry: false, run: () => 'c' });
+  const parent = defineTask({
+    name: 'parent',
+    retry: false,
+    run: async (_: unknown, ctx) => (await ctx.invoke(child, {})).status,
+  });
+  runtime.baton.register(child);
+  runtime.baton.register(parent);
+  return { parent };
+}
 afterEach(async () => {
   await rt?.dispose();
   rt = undefined;
@@ -102,15 +115,8 @@ describe('statements per run (SQLite)', () => {
 
   it('indexes a top-level run’s events once (events_run), a child’s twice, and reads a tree without a scan', async () => {
     rt = testRuntime({ worker: { concurrency: 4 } });
-    const child = defineTask({ name: 'child', retry: false, run: () => 'c' });
-    const parent = defineTask({
-      name: 'parent',
-      retry: false,
-      run: async (_: unknown, ctx) => (await ctx.invoke(child, {})).status,
-    });
+    const { parent } = registerParentAndChild(rt);
     const noop = defineTask({ name: 'noop', retry: false, run: () => 'ok' });
-    rt.baton.register(child);
-    rt.baton.register(parent);
     rt.baton.register(noop);
     const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => rt?.baton.start(noop, { i })));
     for (const run of runs) expect((await run?.result())?.status).toBe('succeeded');
@@ -145,14 +151,7 @@ describe('statements per run (SQLite)', () => {
 
   it('still searches the descendants of a run that has children when it ends', async () => {
     rt = testRuntime({ worker: { concurrency: 4 } });
-    const child = defineTask({ name: 'child', retry: false, run: () => 'c' });
-    const parent = defineTask({
-      name: 'parent',
-      retry: false,
-      run: async (_: unknown, ctx) => (await ctx.invoke(child, {})).status,
-    });
-    rt.baton.register(child);
-    rt.baton.register(parent);
+    const { parent } = registerParentAndChild(rt);
     executed.length = 0;
     const run = await rt.baton.start(parent, {});
     expect((await run.result()).status).toBe('succeeded');
