@@ -47,35 +47,35 @@ import type {
 import { TimeKeeper, type TimeKeeperInit } from './time-keeper.ts';
 
 export interface AttemptContextInit {
-  store: Store;
-  clock: Clock;
+  readonly store: Store;
+  readonly clock: Clock;
   /** The attempt's logger, built on first use: most attempts never log, and a child logger costs. */
-  log: () => Logger;
-  fence: Fence;
-  runId: string;
-  rootId: string;
-  stepId: string | null;
-  taskName: string;
-  attempt: number;
-  timeoutMs: number;
+  log(): Logger;
+  readonly fence: Fence;
+  readonly runId: string;
+  readonly rootId: string;
+  readonly stepId: string | null;
+  readonly taskName: string;
+  readonly attempt: number;
+  readonly timeoutMs: number;
   /** The run's deadline (its budget's end), if it has one: a durable sleep may not outlast it. */
-  deadlineAt: number | null;
-  version: number;
+  readonly deadlineAt: number | null;
+  readonly version: number;
   /** The attempt's abort; its signal is made when first read (see lazy-abort.ts). */
-  abort: { readonly signal: AbortSignal };
+  readonly abort: { readonly signal: AbortSignal };
   /** Recorded steps by key; absent when there are none (a first attempt), made on the first record. */
-  memo: Map<string, unknown> | undefined;
-  lastCheckpoint: CheckpointView | undefined;
+  readonly memo: Map<string, unknown> | undefined;
+  readonly lastCheckpoint: CheckpointView | undefined;
   /** Sequence number of the newest stored checkpoint (valid or not), for checkpoint ids. */
-  lastSeq: number;
-  dependencies: Record<string, DependencyOutput>;
-  mode: string | undefined;
-  fast: boolean;
-  time: TimeKeeperInit;
+  readonly lastSeq: number;
+  readonly dependencies: Record<string, DependencyOutput>;
+  readonly mode: string | undefined;
+  readonly fast: boolean;
+  readonly time: TimeKeeperInit;
   /** Starts the child run of a ctx.invoke (unless it exists: the id is derived from the call). */
-  startChild: (task: TaskDefinition, input: unknown, options: InvokeOptions, id: string) => Promise<void>;
+  startChild(task: TaskDefinition, input: unknown, options: InvokeOptions, id: string): Promise<void>;
   /** Resolves a data reference for ctx.fetch. */
-  fetchRef: (reference: unknown, signal: AbortSignal) => Promise<unknown>;
+  fetchRef(reference: unknown, signal: AbortSignal): Promise<unknown>;
 }
 
 const PROGRESS_EVERY_MS = 200;
@@ -83,18 +83,6 @@ const PROGRESS_EVERY_MS = 200;
 export type Moment = 'explicit' | 'before_tool' | 'before_deep_analysis' | 'after_long_tool';
 
 export class AttemptContext implements TaskContext {
-  readonly runId: string;
-  readonly rootId: string;
-  readonly stepId: string | null;
-  readonly taskName: string;
-  readonly attempt: number;
-  readonly timeoutMs: number;
-  readonly clock: Clock;
-  readonly lastCheckpoint: CheckpointView | undefined;
-  readonly dependencies: Readonly<Record<string, DependencyOutput>>;
-  readonly mode: string | undefined;
-  readonly fast: boolean;
-  readonly deadlineAt: number | null;
   /** Made on first use: most attempts (a plain task's) never ask, and each costs a checkpoint policy. */
   private time_: TimeKeeper | undefined;
   /** Findings recorded by this attempt, in order. */
@@ -111,20 +99,47 @@ export class AttemptContext implements TaskContext {
   private itemsTotal: number | undefined;
   private log_: Logger | undefined;
 
+  // The attempt's facts are read through `init`, not copied onto the context: each copy is a field
+  // more that a thousand waiting attempts hold (see attempt-init.ts).
   constructor(private readonly init: AttemptContextInit) {
-    this.runId = init.runId;
-    this.rootId = init.rootId;
-    this.stepId = init.stepId;
-    this.taskName = init.taskName;
-    this.attempt = init.attempt;
-    this.timeoutMs = init.timeoutMs;
-    this.clock = init.clock;
-    this.lastCheckpoint = init.lastCheckpoint;
-    this.dependencies = init.dependencies;
-    this.mode = init.mode;
-    this.fast = init.fast;
-    this.deadlineAt = init.deadlineAt;
     this.lastState = init.lastCheckpoint?.state;
+  }
+
+  get runId(): string {
+    return this.init.runId;
+  }
+  get rootId(): string {
+    return this.init.rootId;
+  }
+  get stepId(): string | null {
+    return this.init.stepId;
+  }
+  get taskName(): string {
+    return this.init.taskName;
+  }
+  get attempt(): number {
+    return this.init.attempt;
+  }
+  get timeoutMs(): number {
+    return this.init.timeoutMs;
+  }
+  get clock(): Clock {
+    return this.init.clock;
+  }
+  get lastCheckpoint(): CheckpointView | undefined {
+    return this.init.lastCheckpoint;
+  }
+  get dependencies(): Readonly<Record<string, DependencyOutput>> {
+    return this.init.dependencies;
+  }
+  get mode(): string | undefined {
+    return this.init.mode;
+  }
+  get fast(): boolean {
+    return this.init.fast;
+  }
+  get deadlineAt(): number | null {
+    return this.init.deadlineAt;
   }
 
   private get steps(): AttemptSteps {

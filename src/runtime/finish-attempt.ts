@@ -34,7 +34,7 @@ export interface AttemptSummary {
   policy: RetryPolicy;
   mode: string | undefined;
   startedMono: number;
-  replayed: string[];
+  replayed: readonly string[];
   /** Failed or timed-out attempts before this one (since the last reset). */
   failures: number;
   timeoutMs: number;
