@@ -72,7 +72,10 @@ class AttemptRace {
     );
     options.settleEarly?.((outcome) => this.settle(outcome));
     if (this.phase !== 'running') return;
-    if (this.controller.aborted) return this.onAbort();
+    if (this.controller.aborted) {
+      this.onAbort();
+      return;
+    }
     const { timeoutMs } = options;
     if (timeoutMs !== null) this.timer = this.clock.setTimer(timeoutMs, () => this.timedOut(timeoutMs));
     this.controller.onAbort(this.aborted);
