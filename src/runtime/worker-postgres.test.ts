@@ -136,8 +136,9 @@ describePostgres('the worker on Postgres', () => {
     // Each next claim went out as the last one answered, before its runs had started.
     expect(claims[1]?.startedWhenSent).toBe(0);
     expect(claims[2]?.startedWhenSent).toBeLessThan(500);
-    // Started a bite (64) per turn, not a claim's runs in one: that held the loop for tens of ms.
-    expect(Math.max(...startedIn.values())).toBeLessThan(250);
+    // Started a bite (64) per lane turn, not all in one: that held the loop for tens of ms.
+    expect(Math.max(...startedIn.values())).toBeLessThan(runs.length);
+    expect(startedIn.size).toBeGreaterThan(1);
     // The ends of the first bites are recorded after the last run started, not between the bites
     // (nor while a claim is out: its statement would queue behind their writes at the server).
     expect(succeededBeforeLastStart).toBe(0);

@@ -283,13 +283,14 @@ export class Worker {
           if (claimed.length === limit && rest > 0 && this.engine.store.claimAhead && !this.stopped) {
             const next = Math.min(rest, batch);
             ahead = { limit: next, runs: this.claims.claim(next) };
-            this.ready.hold(ahead.runs);
           }
           // Taken before the attempts below queue their first write, so it comes before the turn
           // that commits them: the next claim is sized after the bodies that end at once (no-op
           // runs) freed their slots, and still joins that commit.
           const beforeTheirCommit = new Promise<void>((resolve) => setImmediate(resolve));
           this.ready.add(claimed);
+          // After the add: the burst it opens counts these runs, then the held claim's.
+          if (ahead) this.ready.hold(ahead.runs);
           this.ready.launch();
           if (claimed.length === limit) {
             this.again = true;
