@@ -30,8 +30,6 @@ export class ReadyRuns {
    * ends once every run of the burst has started, each on a turn of the loop's lane.
    */
   private burst: { started: Promise<void>; resolve: () => void; until: number } | undefined;
-  /** Claims in flight whose runs the burst waits for (hold). */
-  private coming = 0;
   /** Attempts started so far (where a burst ends). */
   private launched = 0;
 
@@ -75,26 +73,6 @@ export class ReadyRuns {
     return this.burst?.started.then(() => loopLane.turn());
   }
 
-  /**
-   * A claim in flight whose runs join the burst (the worker's claim ahead): ends wait for its runs
-   * to start too, so its statement does not queue at the server behind a burst of end writes.
-   */
-  hold(claim: Promise<readonly RunRecord[]>): void {
-    this.coming++;
-    this.openBurst();
-    void claim
-      .then(
-        (runs) => {
-          if (this.burst) this.burst.until += runs.length;
-        },
-        () => {},
-      )
-      .finally(() => {
-        this.coming--;
-        this.settleBurst();
-      });
-  }
-
   /** Starts held runs while slots are free, a bite (CLAIM_BATCH) per turn of the event loop. */
   launch(): void {
     // A bite was started this turn and more wait for a later one: an attempt ending meanwhile (a
@@ -103,38 +81,31 @@ export class ReadyRuns {
     for (let n = 0; !this.host.stopped() && this.runs.length > 0 && this.host.hasRoom(); n++) {
       if (n === CLAIM_BATCH) {
         this.launchLater();
-        break;
+        return;
       }
       this.host.launch(this.runs.shift() as RunRecord);
     }
-    this.settleBurst();
   }
 
   private launchLater(): void {
+    if (this.launchPending) return;
     this.launchPending = true;
-    this.openBurst();
+    if (!this.burst) {
+      let resolve!: () => void;
+      const started = new Promise<void>((r) => {
+        resolve = r;
+      });
+      // Only the runs held now: runs claimed later do not keep these ends waiting.
+      this.burst = { started, resolve, until: this.launched + this.runs.length };
+    }
     void loopLane.turn().then(() => {
       this.launchPending = false;
       this.launch();
+      const burst = this.burst;
+      if (burst && (!this.launchPending || this.launched >= burst.until)) {
+        this.burst = undefined;
+        burst.resolve();
+      }
     });
-  }
-
-  private openBurst(): void {
-    if (this.burst) return;
-    let resolve!: () => void;
-    const started = new Promise<void>((r) => {
-      resolve = r;
-    });
-    // Only the runs held now (and those of claims held): runs claimed later do not keep these ends waiting.
-    this.burst = { started, resolve, until: this.launched + this.runs.length };
-  }
-
-  /** Ends the burst once its runs have started (or wait for a slot) and no claim it holds is out. */
-  private settleBurst(): void {
-    const burst = this.burst;
-    if (!burst || this.coming > 0) return;
-    if (this.launchPending && this.launched < burst.until) return;
-    this.burst = undefined;
-    burst.resolve();
   }
 }

@@ -44,12 +44,6 @@ const BITE = 16;
 /** A due timer's handler; 'keep' leaves the timer taken, to come due again after the store's hold. */
 export type { TimerHandler } from './worker-upkeep.ts';
 
-/** A claim in flight while the previous one's runs launch. */
-interface Ahead {
-  limit: number;
-  runs: Promise<RunRecord[]>;
-}
-
 const WAKING_EVENTS = new Set([
   'run:created',
   'run:queued',
@@ -255,8 +249,6 @@ export class Worker {
 
   private async tick(): Promise<void> {
     this.ticking = true;
-    // A claim sent before the last one's runs launched (Store.claimAhead), awaited next time round.
-    let ahead: Ahead | undefined;
     try {
       do {
         this.again = false;
@@ -269,48 +261,30 @@ export class Worker {
         // Runs held ready cover the slots freeing meanwhile: a claim for a few more now (the room
         // left right after a claim's runs launched) would take the claim slot, and the attempts
         // ending next would wait for it before claiming a bite. Those ends wake the tick again.
-        if (ahead || (wanted > 0 && !(this.ready.length > 0 && wanted * 2 < this.prefetch))) {
+        if (wanted > 0 && !(this.ready.length > 0 && wanted * 2 < this.prefetch)) {
           // As many as the store takes well in one claim (Store.claimBatch); the ready runs start
           // a bite per turn of the event loop.
-          const batch = this.engine.store.claimBatch ?? CLAIM_BATCH;
-          const limit = ahead?.limit ?? Math.min(wanted, batch);
-          const claimed = await (ahead?.runs ?? this.claims.claim(limit));
-          ahead = undefined;
-          // More wanted than one claim took: where claims go outside the write order, the next is
-          // sent now, so the server claims it while this one's runs launch here (1,000 due at once
-          // on Postgres spent 35-45 ms in one claim, then 30-60 ms launching its runs).
-          const rest = this.wanted - claimed.length;
-          if (claimed.length === limit && rest > 0 && this.engine.store.claimAhead && !this.stopped) {
-            const next = Math.min(rest, batch);
-            ahead = { limit: next, runs: this.claims.claim(next) };
-          }
+          const limit = Math.min(wanted, this.engine.store.claimBatch ?? CLAIM_BATCH);
+          const claimed = await this.claims.claim(limit);
           // Taken before the attempts below queue their first write, so it comes before the turn
           // that commits them: the next claim is sized after the bodies that end at once (no-op
           // runs) freed their slots, and still joins that commit.
           const beforeTheirCommit = new Promise<void>((resolve) => setImmediate(resolve));
           this.ready.add(claimed);
-          // After the add: the burst it opens counts these runs, then the held claim's.
-          if (ahead) this.ready.hold(ahead.runs);
           this.ready.launch();
           if (claimed.length === limit) {
             this.again = true;
-            if (!ahead) await beforeTheirCommit;
+            await beforeTheirCommit;
           }
         }
         await chores;
-      } while ((this.again || ahead) && !this.stopped && (this.wanted > 0 || ahead));
+      } while (this.again && !this.stopped && this.wanted > 0);
     } catch (err) {
       this.engine.logger.error({ err: serializeError(err) }, 'worker tick failed; retrying at the next poll');
     } finally {
-      // Stopped (or failed) with a claim still in flight: its runs are held, so they wait with the
-      // others (stop() hands them back) rather than sitting leased until their leases expire.
-      if (ahead) this.ready.add(await ahead.runs.catch(() => []));
       this.ticking = false;
     }
-    if (!this.stopped) {
-      this.ready.launch();
-      await this.armWake();
-    }
+    if (!this.stopped) await this.armWake();
   }
 
   private launch(run: RunRecord): void {

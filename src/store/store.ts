@@ -245,12 +245,6 @@ export interface Store {
    */
   readonly claimBatch?: number;
   /**
-   * Claims go outside the write order (their own connection, atomic by themselves): a worker that
-   * wants more than one claim took sends the next before launching this one's runs, so the two
-   * overlap. Left out (SQLite, whose claim joins the write queue's commit), claims go one by one.
-   */
-  readonly claimAhead?: boolean;
-  /**
    * What an operator should act on (a database setting, a pinned vacuum horizon, clock skew) and
    * figures for `/metrics`. Stores with nothing to report leave it out.
    */

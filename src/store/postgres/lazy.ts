@@ -12,14 +12,8 @@ import { parsePostgresUrl, redactError } from './url.ts';
 export { isPostgresUrl } from './url.ts';
 
 /** Marks a real PostgresStore (see isPostgresStore), so nothing needs its class to recognise one. */
-/**
- * Runs one claim of a worker takes on Postgres (PostgresStore.claimBatch; here for the deferred
- * store too). A worker with room for more sends the next claim while this one's runs launch
- * (claimAhead). One claim of 1,000 due runs answered 19-39 ms after they came due, and no run
- * started before it did; claims of 250, each sent as the last one answers, start the first runs
- * 7-18 ms after, and the last no later (1,000 due at once, 12 rounds each, 29 Nov 2026).
- */
-export const POSTGRES_CLAIM_BATCH = 250;
+/** Runs one claim of a worker takes on Postgres (PostgresStore.claimBatch; here for the deferred store too). */
+export const POSTGRES_CLAIM_BATCH = 1_000;
 
 export const POSTGRES_STORE = Symbol.for('baton.PostgresStore');
 
@@ -122,7 +116,6 @@ export class DeferredPostgresStore implements Store, PostgresReads {
   }
 
   readonly claimBatch = POSTGRES_CLAIM_BATCH;
-  readonly claimAhead = true;
 
   queryReadOnly(text: string, values: unknown[]) {
     return this.call((s) => s.queryReadOnly(text, values));

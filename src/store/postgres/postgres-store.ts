@@ -50,7 +50,6 @@ export class PostgresStore extends PgStoreBase implements Store {
    * load 2–4) where bites of 64 went in 16 turns, each waiting for the event loop between them.
    */
   readonly claimBatch = POSTGRES_CLAIM_BATCH;
-  readonly claimAhead = true;
   readonly [POSTGRES_STORE] = true;
 
   createRuns(list: readonly NewRun[], events: readonly NewEvent[], effects?: Effects) {
