@@ -1,12 +1,12 @@
 /**
  * Resumable agent jobs over real HTTP (protocol 003 under load).
  *
- * 200 clients run one 10-turn agent job each with `client.run`, all at once, over real sockets to
- * one server (SQLite in a temp dir, synchronous=FULL; one in-process worker with room for every
- * job). The clients live in a child process, as they would on other machines. The agent's
- * invocation limit is short against its turns (default: 2.5 s limit, checkpoint 0.6 s before it,
- * 0.5 s model turns), so every job times out with the protocol's 408 and is resumed by its client,
- * usually twice. BENCH_HTTP_JOBS / _TURN_MS / _LIMIT_MS / _MARGIN_MS change the load.
+ * 200 clients run one 10-turn agent job each with `client.run`, their starts spread over one model
+ * turn, over real sockets to one server (SQLite in a temp dir, synchronous=FULL; one in-process
+ * worker with room for every job). The clients live in a child process, as they would on other
+ * machines. The agent's invocation limit is short against its turns (default: a 10 s limit,
+ * checkpoint 2.5 s before it, 2 s model turns), so every job times out with the protocol's 408 and
+ * is resumed by its client, usually twice. BENCH_HTTP_JOBS / _TURN_MS / _LIMIT_MS / _MARGIN_MS change the load.
  *
  * - http.resume_p50_ms / http.resume_p99_ms: the resume overhead, measured server-side from the
  *   resume request's arrival (the server's fetch handler is entered) to the first model call of
