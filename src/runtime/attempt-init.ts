@@ -19,7 +19,6 @@ import { type InvokeOptions, startChild } from './invoke-child.ts';
 import type { LazyAbort } from './lazy-abort.ts';
 import type { PreparedAttempt } from './prepare-attempt.ts';
 import type { CheckpointView, DependencyOutput } from './task-context.ts';
-import type { ThreadAttempt } from './thread/index.ts';
 import type { TimeKeeperInit } from './time-keeper.ts';
 
 /** An attempt's logger: a child of the engine's, naming the run, its task and the attempt. */
@@ -36,8 +35,6 @@ export class AttemptInit implements AttemptContextInit {
   private readonly startMs: number;
   /** Built on first use: only an attempt that logs pays for its child logger. */
   private log_: Logger | undefined;
-  /** The body's worker thread, for a task isolated in one (started by the body). */
-  thread: ThreadAttempt | undefined;
 
   constructor(
     private readonly engine: Engine,

@@ -29,7 +29,7 @@ import { runOptionsOf } from './run-options.ts';
 import { prepareStepInput } from './step-inputs.ts';
 import { suspendRun } from './suspend-run.ts';
 import type { CheckpointView } from './task-context.ts';
-import { startThreadAttempt } from './thread/index.ts';
+import { startThreadAttempt, type ThreadAttempt } from './thread/index.ts';
 
 /**
  * Runs one attempt. This frame stays alive while the body runs, so it holds only the attempt's
@@ -69,6 +69,8 @@ export async function executeAttempt(
 class RunningAttempt {
   /** The attempt:started write failed (the lease was lost meanwhile): the attempt stops. */
   startError: { error: unknown } | undefined;
+  /** The body's worker thread, for a task isolated in one (started by the body). */
+  thread: ThreadAttempt | undefined;
   outcome!: Promise<RaceOutcome>;
 
   constructor(
@@ -219,14 +221,14 @@ function startBody(
         )
       : input;
     if (task.isolation !== 'thread') return task.run(ready, ctx);
-    init.thread = startThreadAttempt({
+    attempt.thread = startThreadAttempt({
       module: task.module as string,
       taskName: task.name,
       input: ready,
       ctx,
       time: init.time,
     });
-    return init.thread.result;
+    return attempt.thread.result;
   };
   attempt.outcome = raceAttempt(body, {
     clock: engine.clock,
@@ -252,7 +254,7 @@ async function endAttempt(
   const { task } = s;
   ctx.close(outcome.kind === 'interrupted' ? 'interrupted' : 'finished');
   // The hard deadline: timeout and grace have passed (or the task ended); a spinning thread stops here.
-  await attempt.init.thread?.terminate();
+  await attempt.thread?.terminate();
   // Not awaited: the outcome's write follows the event in the same queue, often the same commit,
   // and is fenced the same way. A failure already seen ends the attempt here.
   if (attempt.startError) throw attempt.startError.error;
